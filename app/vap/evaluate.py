@@ -1,11 +1,259 @@
-"""Entry point of the core: an API request body in, the API response out."""
+"""Entry point of the core: an API request body in, the API response out.
+
+Stages, as the apiserver has them: load the panes, sort documents by kind, default and validate
+policies and bindings (an invalid one is never stored, so never evaluated), build the request,
+then dispatch (match, params, compile, validate, route) and form the response.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+from . import cel, validation
+from .cel import library
+from .dispatcher import Cluster, Loaded, denial_status, dispatch, finish_warnings
+from .documents import PANES, Document, Problem, load_pane
+from .request import build_attributes, request_value
+from .resources import ResourceTable, builtin_table
+from .validator import expression_declarations
+
+ADMISSION_GROUP = "admissionregistration.k8s.io"
+POLICY_KINDS = {"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"}
+POLICY_VERSIONS = ("v1", "v1beta1", "v1alpha1")
+
+
+class InputError(ValueError):
+    """A request body the API refuses (HTTP 400): not an object, or a field of the wrong type."""
+
+
+def _is_policy_doc(doc: Document) -> bool:
+    return doc.kind in POLICY_KINDS and doc.api_version.startswith(ADMISSION_GROUP + "/")
+
+
+def check_payload(payload: Any) -> None:
+    """Raise InputError when the body is not an API request (400), naming the field."""
+    if not isinstance(payload, Mapping):
+        raise InputError("the request body must be a JSON object")
+    for pane in PANES:
+        value = payload.get(pane)
+        if value is not None and not isinstance(value, (str, dict, list)):
+            raise InputError(f"field {pane!r} must be YAML or JSON text, or a JSON object or array")
+    version = payload.get("kubernetesVersion")
+    if version is not None and not isinstance(version, str):
+        raise InputError("field 'kubernetesVersion' must be a string such as \"1.34\"")
+
+
+def _version(payload: Mapping[str, Any], problems: list[Problem]) -> str:
+    version = payload.get("kubernetesVersion") or library.DEFAULT_VERSION
+    version = version.lstrip("v")
+    version = ".".join(version.split(".")[:2])
+    if version not in library.SUPPORTED_VERSIONS:
+        problems.append(Problem("request", None, None, None, "kubernetesVersion", "error",
+                                f"unsupported Kubernetes version {version!r}: supported versions are "
+                                + ", ".join(library.SUPPORTED_VERSIONS)))
+        version = library.DEFAULT_VERSION
+    return version
+
+
+def _new_expressions_version(version: str) -> str:
+    """The compatibility version whose libraries new expressions may use (semantics 5.4)."""
+    major, minor = library.version_tuple(version)
+    return f"{major}.{minor - 1}"
+
+
+def _compile_problems(doc: Document, spec: Mapping[str, Any], version: str) -> list[validation.FieldError]:
+    """Compile every expression of a policy as API validation does; return the failures."""
+    errors: list[validation.FieldError] = []
+    variables, vdecls, mdecls, adecls, cdecls = expression_declarations(spec, version)
+
+    def check(path: str, text: str, compiled: cel.Compiled) -> None:
+        if compiled.error is not None and text.strip():
+            errors.append(validation.invalid(path, text, compiled.error))
+
+    for i, mc in enumerate(spec.get("matchConditions") or []):
+        if isinstance(mc, Mapping) and isinstance(mc.get("expression"), str):
+            text = mc["expression"].strip()
+            check(f"spec.matchConditions[{i}].expression", text,
+                  cel.compile_expression(text, cel.MATCH_CONDITION, cdecls))
+    for i, (_, compiled) in enumerate(variables):
+        check(f"spec.variables[{i}].expression", compiled.expression, compiled)
+    for i, v in enumerate(spec.get("validations") or []):
+        if not isinstance(v, Mapping):
+            continue
+        if isinstance(v.get("expression"), str):
+            check(f"spec.validations[{i}].expression", v["expression"],
+                  cel.compile_expression(v["expression"], cel.VALIDATION, vdecls))
+        if isinstance(v.get("messageExpression"), str) and v["messageExpression"].strip():
+            check(f"spec.validations[{i}].messageExpression", v["messageExpression"],
+                  cel.compile_expression(v["messageExpression"], cel.MESSAGE_EXPRESSION, mdecls))
+    for i, a in enumerate(spec.get("auditAnnotations") or []):
+        if isinstance(a, Mapping) and isinstance(a.get("valueExpression"), str) and a["valueExpression"].strip():
+            check(f"spec.auditAnnotations[{i}].valueExpression", a["valueExpression"],
+                  cel.compile_expression(a["valueExpression"], cel.AUDIT_ANNOTATION, adecls))
+    return errors
+
+
+def _field_problem(doc: Document, err: validation.FieldError, spec: Mapping[str, Any]) -> Problem:
+    line, column = doc.locate(err.field)
+    return Problem(doc.pane, doc.index, line, column, err.field, "error", err.message)
+
+
+def _load_policy_docs(
+    docs: list[Document], version: str, problems: list[Problem], rejected: list[dict[str, Any]]
+) -> tuple[list[Loaded], list[Loaded]]:
+    policies: list[Loaded] = []
+    bindings: list[Loaded] = []
+    compat = _new_expressions_version(version)
+    for doc in docs:
+        version_part = doc.api_version.rpartition("/")[2]
+        if version_part not in POLICY_VERSIONS:
+            problems.append(doc.problem("apiVersion", f"no kind {doc.kind!r} is registered for version "
+                                        f"{doc.api_version!r}"))
+            continue
+        is_policy = doc.kind == "ValidatingAdmissionPolicy"
+        obj = validation.default_policy(doc.value) if is_policy else validation.default_binding(doc.value)
+        errors = validation.validate_policy(obj) if is_policy else validation.validate_binding(obj)
+        spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
+        if is_policy and not any(e.field.endswith("expression") or e.field.endswith("Expression") for e in errors):
+            errors = errors + _compile_problems(doc, spec, compat)
+        elif is_policy:
+            errors = errors + [e for e in _compile_problems(doc, spec, compat)
+                               if e.field not in {x.field for x in errors}]
+        if errors:
+            problems.extend(_field_problem(doc, e, spec) for e in errors)
+            rejected.append({
+                "kind": doc.kind, "name": doc.name, "pane": doc.pane, "document": doc.index,
+                "message": validation.aggregate_message(doc.kind, doc.name, errors),
+            })
+            continue
+        (policies if is_policy else bindings).append(Loaded(doc.name, obj))
+    return policies, bindings
+
+
+def _param_scope(table: ResourceTable, objects: list[Any]) -> Any:
+    def scope(param_kind: Mapping[str, Any]) -> bool | None:
+        api_version = str(param_kind.get("apiVersion", ""))
+        group, _, ver = api_version.rpartition("/")
+        kind = str(param_kind.get("kind", ""))
+        info = table.by_kind(group, ver, kind)
+        if info is not None:
+            return info.namespaced
+        for o in objects:
+            if isinstance(o, Mapping) and o.get("kind") == kind and str(o.get("apiVersion", "")).rpartition("/")[0] == group:
+                return True
+        return None
+
+    return scope
+
 
 def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
     """Evaluate one scenario (the JSON API body) and return the JSON API response."""
-    raise NotImplementedError("the evaluation pipeline is being written")
+    check_payload(payload)
+    problems: list[Problem] = []
+    version = _version(payload, problems)
+    panes: dict[str, list[Document]] = {}
+    for pane in PANES:
+        docs, pane_problems = load_pane(pane, payload.get(pane))
+        panes[pane] = docs
+        problems.extend(pane_problems)
+
+    policy_docs: list[Document] = []
+    namespaces: dict[str, dict[str, Any]] = {}
+    objects: list[Any] = []
+    crds: list[Any] = []
+    object_doc = old_object_doc = request_doc = None
+    for pane in PANES:
+        for doc in panes[pane]:
+            if _is_policy_doc(doc):
+                policy_docs.append(doc)
+            elif pane == "request":
+                if request_doc is None:
+                    request_doc = doc
+            elif pane in ("object", "oldObject"):
+                if pane == "object" and object_doc is None:
+                    object_doc = doc
+                elif pane == "oldObject" and old_object_doc is None:
+                    old_object_doc = doc
+                else:
+                    problems.append(doc.problem(None, f"only the first object of the {pane} pane is used; "
+                                                "this document is ignored", "warning"))
+            elif not isinstance(doc.value, dict):
+                problems.append(doc.problem(None, "a document must be a mapping (a Kubernetes object)"))
+            elif doc.kind == "Namespace" and doc.api_version == "v1":
+                namespaces[doc.name] = doc.value
+            elif doc.kind == "CustomResourceDefinition":
+                crds.append(doc.value)
+            else:
+                objects.append(doc.value)
+
+    table = builtin_table(version)
+    if crds:
+        table = table.with_custom_resources(crds)
+    rejected: list[dict[str, Any]] = []
+    policies, bindings = _load_policy_docs(policy_docs, version, problems, rejected)
+    attrs, request_problems = build_attributes(
+        object_doc=object_doc, old_object_doc=old_object_doc, request_doc=request_doc, table=table
+    )
+    problems.extend(request_problems)
+    response: dict[str, Any] = {
+        "allowed": True,
+        "status": None,
+        "warnings": [],
+        "auditAnnotations": {},
+        "policies": [],
+        "problems": [],
+        "kubernetesVersion": version,
+        "rejected": rejected,
+    }
+    if any(p.severity == "error" and p.pane not in ("policy", "binding") for p in problems) or attrs is None:
+        # Without a request there is nothing to admit: say so, evaluate nothing.
+        response["problems"] = [p.to_json() for p in problems]
+        response["request"] = None
+        response["notes"] = []
+        return response
+    cluster = Cluster(table=table, namespaces=namespaces, objects=objects, assume_namespaces=not namespaces)
+    outcome = dispatch(
+        policies=policies,
+        bindings=bindings,
+        attrs=attrs,
+        cluster=cluster,
+        version=version,
+        param_scope=_param_scope(table, objects),
+        authorizer=_authorizer(version, attrs.user_info),
+    )
+    notes = list(attrs.notes)
+    if not namespaces and attrs.namespace:
+        notes.append(f"no Namespace given: namespace {attrs.namespace!r} is taken to exist with only its "
+                     "kubernetes.io/metadata.name label")
+    if outcome.request_error is not None:
+        response["allowed"] = False
+        response["status"] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                              **outcome.request_error}
+    else:
+        status = denial_status(outcome, attrs)
+        response["allowed"] = status is None
+        response["status"] = status
+    response["warnings"] = finish_warnings(outcome.warnings)
+    response["auditAnnotations"] = outcome.audit_annotations
+    response["policies"] = outcome.policies
+    response["problems"] = [p.to_json() for p in problems]
+    response["request"] = request_value(attrs, resource=attrs.resource, kind=attrs.kind)
+    response["object"] = attrs.object
+    response["oldObject"] = attrs.old_object
+    response["notes"] = notes
+    if len(outcome.denials) > 1:
+        notes.append("several denials: kube-apiserver reports one of them, in no defined order; "
+                     "the playground reports the first by policy, binding and param name")
+    return response
+
+
+def _authorizer(version: str, user_info: Mapping[str, Any]) -> Any:
+    factory = getattr(library, "authorizer_value", None)
+    if factory is None:
+        return None
+
+    def build(request: dict[str, Any]) -> Any:
+        return factory(request, dict(user_info))
+
+    return build

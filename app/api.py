@@ -1,0 +1,34 @@
+"""The JSON API: POST /api/v1/evaluate (see DESIGN.md). No policy logic here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, request
+from werkzeug.exceptions import RequestEntityTooLarge
+
+from .vap import evaluate
+from .vap.evaluate import InputError
+
+bp = Blueprint("api", __name__, url_prefix="/api/v1")
+
+
+@bp.post("/evaluate")
+def evaluate_view() -> tuple[Response, int] | Response:
+    """Evaluate a scenario and return what kube-apiserver would answer."""
+    try:
+        payload: Any = request.get_json(force=True, silent=True)
+    except RequestEntityTooLarge:
+        raise
+    if payload is None:
+        return jsonify(error="the request body must be JSON (an object with a `policy` field and the other panes)"), 400
+    try:
+        return jsonify(evaluate(payload))
+    except InputError as exc:
+        return jsonify(error=str(exc)), 400
+
+
+@bp.errorhandler(RequestEntityTooLarge)
+def too_large(exc: RequestEntityTooLarge) -> tuple[Response, int]:
+    return jsonify(error="the request body is larger than the limit of "
+                   f"{request.max_content_length} bytes"), 413

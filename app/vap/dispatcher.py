@@ -1,0 +1,405 @@
+"""Dispatching one request to every policy and binding, and routing their decisions.
+
+Mirrors k8s.io/apiserver/pkg/admission/plugin/policy/validating/dispatcher.go (Dispatch) and
+the final response of pkg/admission/plugin/policy/validating/plugin.go: denials through
+validationActions, warnings, audit annotations, configuration errors under failurePolicy.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import validator
+from .matching import matches
+from .params import ParamError, collect_params
+from .request import Attributes, request_value
+from .resources import ResourceTable
+from .validator import DENY, ERROR, PolicyDecision
+
+VALIDATION_FAILURE_KEY = "validation.policy.admission.k8s.io/validation_failure"
+_REASON_CODES = {"Forbidden": 403, "Unauthorized": 401, "RequestEntityTooLarge": 413, "Invalid": 422}
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+@dataclass
+class Loaded:
+    """A policy or binding that passed API validation, with its defaulted spec."""
+
+    name: str
+    obj: dict[str, Any]
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        spec = self.obj.get("spec")
+        return spec if isinstance(spec, dict) else {}
+
+
+@dataclass
+class Denial:
+    policy: str
+    binding: str | None
+    decision: PolicyDecision
+
+
+@dataclass
+class Cluster:
+    """What the request's cluster holds: Namespaces, param objects and known resources."""
+
+    table: ResourceTable
+    namespaces: dict[str, dict[str, Any]]
+    objects: list[Any]
+    assume_namespaces: bool  # no Namespace given at all: any namespace exists, with only its name label
+
+    def namespace(self, name: str) -> dict[str, Any] | None:
+        if name in self.namespaces:
+            return self.namespaces[name]
+        if self.assume_namespaces:
+            return {
+                "apiVersion": "v1",
+                "kind": "Namespace",
+                "metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}},
+                "spec": {"finalizers": ["kubernetes"]},
+                "status": {"phase": "Active"},
+            }
+        return None
+
+
+@dataclass
+class Outcome:
+    denials: list[Denial] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    audit_annotations: dict[str, str] = field(default_factory=dict)
+    policies: list[dict[str, Any]] = field(default_factory=list)
+    request_error: dict[str, Any] | None = None
+
+
+def reduced_namespace(ns: Mapping[str, Any]) -> dict[str, Any]:
+    """The copy of a Namespace that `namespaceObject` exposes (CreateNamespaceObject)."""
+    meta = ns.get("metadata") if isinstance(ns.get("metadata"), Mapping) else {}
+    keep = ("name", "generateName", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp",
+            "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "finalizers")
+    out: dict[str, Any] = {"metadata": {k: copy.deepcopy(meta[k]) for k in keep if k in meta}}
+    spec = ns.get("spec")
+    if isinstance(spec, Mapping) and "finalizers" in spec:
+        out["spec"] = {"finalizers": copy.deepcopy(spec["finalizers"])}
+    status = ns.get("status")
+    if isinstance(status, Mapping):
+        kept = {k: copy.deepcopy(status[k]) for k in ("phase", "conditions") if k in status}
+        if kept:
+            out["status"] = kept
+    return out
+
+
+def _config_error(
+    outcome: Outcome, policy: Loaded, binding: Loaded | None, err: str, record: dict[str, Any]
+) -> None:
+    failure_policy = policy.spec.get("failurePolicy") or "Fail"
+    level = "binding" if binding is not None else "policy"
+    record.setdefault("configurationErrors", []).append(f"failed to configure {level}: {err}")
+    if failure_policy == "Ignore":
+        record.setdefault("explanation", []).append(
+            f"configuration error ignored (failurePolicy Ignore): failed to configure {level}: {err}"
+        )
+        return
+    if failure_policy == "Fail":
+        message = f"failed to configure {level}: {err}"
+    else:
+        message = f"unrecognized failure policy: '{failure_policy}'"
+    outcome.denials.append(Denial(policy.name, binding.name if binding else None, PolicyDecision(DENY, ERROR, message)))
+
+
+def _param_ref_name(param: Any) -> dict[str, Any] | None:
+    if not isinstance(param, Mapping):
+        return None
+    meta = param.get("metadata") if isinstance(param.get("metadata"), Mapping) else {}
+    return {"namespace": meta.get("namespace"), "name": meta.get("name")}
+
+
+def dispatch(
+    *,
+    policies: Sequence[Loaded],
+    bindings: Sequence[Loaded],
+    attrs: Attributes,
+    cluster: Cluster,
+    version: str,
+    param_scope: Callable[[Mapping[str, Any]], bool | None],
+    authorizer: Callable[[dict[str, Any]], Any] | None = None,
+) -> Outcome:
+    """Evaluate every policy that has bindings against the request, as the dispatcher does."""
+    outcome = Outcome()
+    by_policy: dict[str, list[Loaded]] = {}
+    for b in sorted(bindings, key=lambda b: b.name):
+        by_policy.setdefault(str(b.spec.get("policyName") or ""), []).append(b)
+    policy_names = {p.name for p in policies}
+    audit_values: dict[str, dict[str, list[str]]] = {}
+    audit_failure_written = False
+
+    for policy in sorted(policies, key=lambda p: p.name):
+        record: dict[str, Any] = {"name": policy.name, "matched": False, "explanation": [], "bindings": []}
+        outcome.policies.append(record)
+        policy_bindings = by_policy.get(policy.name, [])
+        if not policy_bindings:
+            record["explanation"].append("no binding names this policy, so it is never evaluated")
+            continue
+        spec = policy.spec
+        constraints = spec.get("matchConstraints")
+        if constraints is None:
+            _config_error(outcome, policy, None, "policy contained no match constraints, a required field", record)
+            continue
+        match = matches(constraints, attrs, table=cluster.table, lookup_namespace=cluster.namespace,
+                        allow_empty_rules=False)
+        record["explanation"].extend(match.explanation)
+        if match.error is not None:
+            _config_error(outcome, policy, None, match.error, record)
+            continue
+        if not match.matches:
+            record["explanation"].append("the request is not in the policy's matchConstraints")
+            continue
+        assert match.resource is not None and match.kind is not None
+        param_kind = spec.get("paramKind")
+        namespaced_params = True
+        if param_kind is not None:
+            scope = param_scope(param_kind)
+            if scope is None:
+                api_version = str(param_kind.get("apiVersion", ""))
+                group, _, ver = api_version.rpartition("/")
+                _config_error(
+                    outcome, policy, None,
+                    f"failed to find resource referenced by paramKind: '{group}/{ver}, Kind={param_kind.get('kind')}'",
+                    record,
+                )
+                record["explanation"].append(
+                    "the paramKind is unknown: paste its CustomResourceDefinition or at least one object of it"
+                )
+                continue
+            namespaced_params = scope
+        record["matched"] = True
+        record["explanation"].append(
+            "the request matches the policy's matchConstraints"
+            + (f" as {match.resource.group or 'core'}/{match.resource.version} {match.resource.resource}"
+               if match.resource != attrs.resource else "")
+        )
+        compiled = validator.compile_policy(policy.name, spec, version)
+        failure_policy = str(spec.get("failurePolicy") or "Fail")
+        for binding in policy_bindings:
+            brecord = _dispatch_binding(
+                outcome, policy, binding, compiled, attrs, cluster, match, namespaced_params, failure_policy,
+                authorizer, audit_values, record,
+            )
+            record["bindings"].append(brecord)
+            for entry in brecord.pop("_audit_failures", []):
+                if not audit_failure_written:
+                    outcome.audit_annotations[VALIDATION_FAILURE_KEY] = go_json([entry])
+                    audit_failure_written = True
+        for key, values in audit_values.pop(policy.name, {}).items():
+            full = f"{policy.name}/{key}"
+            if full not in outcome.audit_annotations:
+                outcome.audit_annotations[full] = ", ".join(values)
+    for name in sorted(by_policy):
+        if name not in policy_names:
+            for b in by_policy[name]:
+                outcome.policies.append({
+                    "name": name, "matched": False, "missing": True,
+                    "explanation": [f"binding {b.name!r} names policy {name!r}, which does not exist: it is ignored"],
+                    "bindings": [],
+                })
+    return outcome
+
+
+def _dispatch_binding(
+    outcome: Outcome,
+    policy: Loaded,
+    binding: Loaded,
+    compiled: validator.CompiledPolicy,
+    attrs: Attributes,
+    cluster: Cluster,
+    match: Any,
+    namespaced_params: bool,
+    failure_policy: str,
+    authorizer: Callable[[dict[str, Any]], Any] | None,
+    audit_values: dict[str, dict[str, list[str]]],
+    precord: dict[str, Any],
+) -> dict[str, Any]:
+    bspec = binding.spec
+    actions = [str(a) for a in bspec.get("validationActions") or []]
+    brecord: dict[str, Any] = {"name": binding.name, "matched": False, "explanation": [],
+                               "validationActions": actions, "evaluations": []}
+    resources = bspec.get("matchResources")
+    if resources is None:
+        brecord["explanation"].append("the binding has no matchResources: it applies wherever the policy does")
+    else:
+        bmatch = matches(resources, attrs, table=cluster.table, lookup_namespace=cluster.namespace,
+                         allow_empty_rules=True)
+        brecord["explanation"].extend(bmatch.explanation)
+        if bmatch.error is not None:
+            _config_error(outcome, policy, binding, bmatch.error, brecord)
+            return brecord
+        if not bmatch.matches:
+            brecord["explanation"].append("the request is not in the binding's matchResources")
+            return brecord
+    try:
+        params = collect_params(
+            param_kind=policy.spec.get("paramKind"),
+            param_namespaced=namespaced_params,
+            param_ref=bspec.get("paramRef"),
+            attrs=attrs,
+            objects=cluster.objects,
+        )
+    except ParamError as exc:
+        brecord["matched"] = True
+        _config_error(outcome, policy, binding, str(exc), brecord)
+        return brecord
+    brecord["matched"] = True
+    brecord["explanation"].extend(params.explanation)
+    if not params.params:
+        return brecord
+
+    namespace_full = None
+    if attrs.namespace and not attrs.is_namespace_object:
+        namespace_full = cluster.namespace(attrs.namespace)
+        if namespace_full is None:
+            outcome.request_error = {
+                "code": 404, "reason": "NotFound", "message": f'namespaces "{attrs.namespace}" not found'
+            }
+            brecord["explanation"].append(
+                f"namespace {attrs.namespace!r} is not in the Namespace pane: the apiserver fails the whole request"
+            )
+            return brecord
+    namespace_object = reduced_namespace(namespace_full) if namespace_full is not None else None
+    req = request_value(attrs, resource=match.resource, kind=match.kind)
+    original = {"group": attrs.resource.group, "version": attrs.resource.version, "resource": attrs.resource.resource}
+    for param in params.params:
+        inv = validator.Invocation(
+            object=attrs.object,
+            old_object=attrs.old_object,
+            request=req,
+            request_original_resource=original,
+            params=param,
+            namespace_object=namespace_object,
+            namespace_full=copy.deepcopy(namespace_full),
+            authorizer=authorizer(req) if authorizer is not None else None,
+        )
+        result = validator.validate(compiled, inv, failure_policy)
+        evaluation: dict[str, Any] = {
+            "param": _param_ref_name(param),
+            "matchConditions": result.match_conditions,
+            "matched": result.matched,
+            "variables": result.variables,
+            "validations": result.validations,
+            "auditAnnotations": [
+                {"key": a.key, "action": a.action, "value": a.value, "error": a.error}
+                for a in result.audit_annotations
+            ],
+            "decisions": [],
+        }
+        if not result.matched:
+            evaluation["explanation"] = (
+                "a matchCondition is false: the policy does not apply to this request"
+                if result.match_error is None else
+                f"matchConditions failed ({result.match_error}) and failurePolicy is Ignore: skipped"
+            )
+        brecord["evaluations"].append(evaluation)
+        for decision in result.decisions:
+            evaluation["decisions"].append({
+                "action": decision.action, "evaluation": decision.evaluation,
+                "message": decision.message, "reason": decision.reason, "index": decision.index,
+            })
+            if decision.action != DENY:
+                continue
+            for action in actions:
+                if action == "Deny":
+                    outcome.denials.append(Denial(policy.name, binding.name, decision))
+                elif action == "Warn":
+                    _add_warning(
+                        outcome,
+                        f"Validation failed for ValidatingAdmissionPolicy '{policy.name}' with binding "
+                        f"'{binding.name}': {decision.message}",
+                    )
+                elif action == "Audit":
+                    brecord.setdefault("_audit_failures", []).append({
+                        "message": decision.message,
+                        "policy": str(binding.spec.get("policyName")),
+                        "binding": binding.name,
+                        "expressionIndex": decision.index,
+                        "validationActions": actions,
+                    })
+        for annotation in result.audit_annotations:
+            if annotation.action == "publish" and annotation.value is not None:
+                value = _truncate_bytes(annotation.value, validator.AUDIT_VALUE_MAX_BYTES)
+                values = audit_values.setdefault(policy.name, {}).setdefault(annotation.key, [])
+                if value not in values:
+                    values.append(value)
+            elif annotation.action == "error":
+                outcome.denials.append(
+                    Denial(policy.name, binding.name, PolicyDecision(DENY, ERROR, annotation.error or ""))
+                )
+    return brecord
+
+
+def _truncate_bytes(text: str, limit: int) -> str:
+    data = text.encode()
+    if len(data) <= limit:
+        return text
+    return data[:limit].decode(errors="ignore")
+
+
+def _add_warning(outcome: Outcome, text: str) -> None:
+    """Record a warning as the apiserver's recorder does: no duplicates, none with control characters."""
+    if _CONTROL.search(text) or text in outcome.warnings:
+        return
+    outcome.warnings.append(text)
+
+
+def finish_warnings(warnings: list[str]) -> list[str]:
+    """Truncate each warning to 256 runes when all of them exceed 4096 runes together."""
+    if sum(len(w) for w in warnings) <= 4096:
+        return list(warnings)
+    return [w if len(w) <= 256 else w[:253] + "..." for w in warnings]
+
+
+def go_json(value: Any) -> str:
+    """Serialise as Go's encoding/json does by default: compact, with <, >, & escaped."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def reason_to_code(reason: str | None) -> int:
+    return _REASON_CODES.get(reason or "Invalid", 422)
+
+
+def denial_status(outcome: Outcome, attrs: Attributes) -> dict[str, Any] | None:
+    """Build the Status of the response from the first denial, as the apiserver does."""
+    if not outcome.denials:
+        return None
+    first = outcome.denials[0]
+    if first.binding is not None:
+        inner = (f"ValidatingAdmissionPolicy '{first.policy}' with binding '{first.binding}' "
+                 f"denied request: {first.decision.message}")
+    else:
+        inner = f"ValidatingAdmissionPolicy '{first.policy}' denied request: {first.decision.message}"
+    resource = attrs.resource.resource + (f".{attrs.resource.group}" if attrs.resource.group else "")
+    name = attrs.name
+    if not name:
+        source = attrs.object if attrs.object is not None else attrs.old_object
+        meta = source.get("metadata") if isinstance(source, Mapping) else None
+        meta = meta if isinstance(meta, Mapping) else {}
+        name = str(meta.get("name") or meta.get("generateName") or "") if source is not None else "Unknown"
+    reason = first.decision.reason or "Invalid"
+    code = reason_to_code(first.decision.reason)
+    return {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": f'{resource} "{name}" is forbidden: {inner}',
+        "reason": reason,
+        "details": {"name": name, "group": attrs.resource.group, "kind": attrs.resource.resource,
+                    "causes": [{"message": inner}]},
+        "code": code,
+    }

@@ -1,0 +1,435 @@
+"""Compiling a policy once, and evaluating it for one (binding, param).
+
+Mirrors k8s.io/apiserver/pkg/admission/plugin/policy/validating/validator.go (Validate) and
+pkg/admission/plugin/webhook/matchconditions/matcher.go (matchConditions), with the lazy
+composited variables of pkg/admission/plugin/cel/composition.go.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from . import cel
+from .cel import library
+
+ADMIT = "admit"
+DENY = "deny"
+ERROR = "error"
+
+PER_CALL_LIMIT = 1_000_000
+RUNTIME_BUDGET = 10_000_000
+MATCH_CONDITIONS_BUDGET = 2_500_000
+MESSAGE_EXPRESSION_MAX_BYTES = 5120
+AUDIT_VALUE_MAX_BYTES = 10240
+OUT_OF_BUDGET = "validation failed due to running out of cost budget, no further validation rules will be run"
+
+
+@dataclass
+class PolicyDecision:
+    """One decision of a validation (or of a whole failed evaluation), as policy_decision.go has it."""
+
+    action: str  # admit | deny
+    evaluation: str  # admit | deny | error
+    message: str = ""
+    reason: str | None = None
+    index: int = 0
+
+
+@dataclass
+class AuditAnnotationResult:
+    key: str
+    action: str  # publish | error | exclude
+    value: str | None = None
+    error: str | None = None
+
+
+@dataclass
+class CompiledPolicy:
+    """Every expression of a policy, compiled for evaluation."""
+
+    name: str
+    has_params: bool
+    variables: list[tuple[str, cel.Compiled]]
+    match_conditions: list[tuple[str, cel.Compiled]]
+    validations: list[tuple[Mapping[str, Any], cel.Compiled, cel.Compiled | None]]
+    audit_annotations: list[tuple[str, cel.Compiled]]
+
+    @property
+    def variable_map(self) -> dict[str, cel.Compiled]:
+        return dict(self.variables)
+
+
+def expression_declarations(
+    spec: Mapping[str, Any], version: str
+) -> tuple[list[tuple[str, cel.Compiled]], cel.Declarations, cel.Declarations, cel.Declarations, cel.Declarations]:
+    """Compile the variables in order; return them and the declarations of each expression kind."""
+    has_params = spec.get("paramKind") is not None
+    variables: list[tuple[str, cel.Compiled]] = []
+    visible: list[tuple[str, str]] = []
+    for item in spec.get("variables") or []:
+        if not isinstance(item, Mapping):
+            continue
+        name = str(item.get("name") or "")
+        decls = cel.Declarations(version=version, params=has_params, variables=tuple(visible))
+        compiled = cel.compile_expression(str(item.get("expression") or ""), cel.VARIABLE, decls)
+        variables.append((name, compiled))
+        visible = [v for v in visible if v[0] != name]
+        visible.append((name, compiled.engine_type if compiled.program is not None else "DYN"))
+    full = tuple(visible)
+    validation = cel.Declarations(version=version, params=has_params, variables=full)
+    message = cel.Declarations(version=version, params=has_params, authorizer=False, variables=full)
+    audit = cel.Declarations(version=version, params=has_params, variables=full)
+    match = cel.Declarations(version=version, params=has_params, variables=None)
+    return variables, validation, message, audit, match
+
+
+def _cache_key(spec: Mapping[str, Any]) -> str:
+    return json.dumps(spec, sort_keys=True, default=str)
+
+
+def compile_policy(name: str, spec: Mapping[str, Any], version: str) -> CompiledPolicy:
+    """Compile a policy's expressions (cached on its spec and the Kubernetes version)."""
+    return _compile_policy(name, _cache_key(spec), version)
+
+
+@lru_cache(maxsize=256)
+def _compile_policy(name: str, spec_json: str, version: str) -> CompiledPolicy:
+    spec = json.loads(spec_json)
+    variables, validation, message, audit, match = expression_declarations(spec, version)
+    conditions = [
+        (str(mc.get("name", "")), cel.compile_expression(str(mc.get("expression") or "").strip(),
+                                                          cel.MATCH_CONDITION, match))
+        for mc in spec.get("matchConditions") or []
+        if isinstance(mc, Mapping)
+    ]
+    validations = []
+    for v in spec.get("validations") or []:
+        if not isinstance(v, Mapping):
+            continue
+        expr = cel.compile_expression(str(v.get("expression") or ""), cel.VALIDATION, validation)
+        msg = None
+        if v.get("messageExpression"):
+            msg = cel.compile_expression(str(v["messageExpression"]), cel.MESSAGE_EXPRESSION, message)
+        validations.append((v, expr, msg))
+    annotations = [
+        (str(a.get("key", "")), cel.compile_expression(str(a.get("valueExpression") or ""), cel.AUDIT_ANNOTATION, audit))
+        for a in spec.get("auditAnnotations") or []
+        if isinstance(a, Mapping)
+    ]
+    return CompiledPolicy(
+        name=name,
+        has_params=spec.get("paramKind") is not None,
+        variables=variables,
+        match_conditions=conditions,
+        validations=validations,
+        audit_annotations=annotations,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Invocation:
+    """Everything one Validate call sees."""
+
+    object: Any
+    old_object: Any
+    request: dict[str, Any]
+    request_original_resource: dict[str, Any]
+    params: Any
+    namespace_object: Any  # the reduced copy
+    namespace_full: Any
+    authorizer: Any = None
+
+
+@dataclass
+class ExpressionRecord:
+    """What one expression did, for the results view."""
+
+    result: Any = None
+    error: str | None = None
+    cost: int | None = None
+    elapsed_us: float | None = None
+
+
+@dataclass
+class ValidateResult:
+    decisions: list[PolicyDecision] = field(default_factory=list)
+    audit_annotations: list[AuditAnnotationResult] = field(default_factory=list)
+    match_conditions: list[dict[str, Any]] = field(default_factory=list)
+    matched: bool = True
+    match_error: str | None = None
+    variables: list[dict[str, Any]] = field(default_factory=list)
+    validations: list[dict[str, Any]] = field(default_factory=list)
+
+
+class _Budget:
+    def __init__(self, limit: int) -> None:
+        self.remaining = limit
+
+    def charge(self, cost: int | None) -> bool:
+        if cost is None:
+            return True
+        self.remaining -= cost
+        return self.remaining >= 0
+
+
+def _cost(compiled: cel.Compiled, data: Mapping[str, Any]) -> int | None:
+    estimator = getattr(library, "expression_cost", None)
+    if estimator is None or compiled.program is None:
+        return None
+    try:
+        return int(estimator(compiled.program, data))
+    except Exception:  # a cost the estimator cannot work out is shown as unknown, never fails evaluation
+        return None
+
+
+def _run(compiled: cel.Compiled, data: Mapping[str, Any], scope: cel.VariableScope | None) -> ExpressionRecord:
+    record = ExpressionRecord()
+    if compiled.program is None:
+        record.error = f"compilation error: {compiled.error}"
+        return record
+    record.cost = _cost(compiled, data)
+    if record.cost is not None and record.cost > PER_CALL_LIMIT:
+        record.error = (f"expression '{compiled.expression}' resulted in error: "
+                        "operation cancelled: actual cost limit exceeded")
+        return record
+    start = time.perf_counter()
+    try:
+        record.result = cel.evaluate(compiled, data, scope)
+    except cel.EvaluationError as exc:
+        record.error = f"expression '{compiled.expression}' resulted in error: {exc}"
+    record.elapsed_us = round((time.perf_counter() - start) * 1e6, 1)
+    return record
+
+
+def _data(inv: Invocation, *, has_params: bool, namespace: Any, authorizer: bool, original: bool) -> dict[str, Any]:
+    request = inv.request
+    if original:
+        request = {**request, "resource": inv.request_original_resource}
+    data: dict[str, Any] = {
+        "object": inv.object,
+        "oldObject": inv.old_object,
+        "request": request,
+        "namespaceObject": namespace,
+    }
+    if has_params:
+        data["params"] = inv.params
+    if authorizer and inv.authorizer is not None:
+        data.update(inv.authorizer)
+    return data
+
+
+def _variable_records(policy: CompiledPolicy, scopes: list[cel.VariableScope]) -> list[dict[str, Any]]:
+    out = []
+    for name, compiled in policy.variables:
+        entry: dict[str, Any] = {"name": name, "expression": compiled.expression, "evaluated": False,
+                                 "value": None, "error": None}
+        if compiled.program is None:
+            entry["error"] = f"compilation error: {compiled.error}"
+        for scope in scopes:
+            if name in scope.evaluated:
+                value = scope.evaluated[name]
+                entry["evaluated"] = True
+                if isinstance(value, cel.EvaluationError):
+                    entry["error"] = str(value)
+                else:
+                    entry["value"] = value
+                break
+        out.append(entry)
+    return out
+
+
+def _trim(text: str) -> str:
+    return text.strip(" \t\n\r\v\f\u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+                      "\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+
+
+def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> ValidateResult:
+    """Evaluate one policy for one (binding, param): matchConditions, validations, messages, audit."""
+    err_action = ADMIT if failure_policy == "Ignore" else DENY
+    out = ValidateResult()
+    scopes: list[cel.VariableScope] = []
+
+    # matchConditions: all evaluated, any false skips; errors under failurePolicy.
+    if policy.match_conditions:
+        data = _data(inv, has_params=policy.has_params, namespace=None, authorizer=True, original=True)
+        budget = _Budget(MATCH_CONDITIONS_BUDGET)
+        any_false = False
+        errors: list[str] = []
+        for name, compiled in policy.match_conditions:
+            rec = _run(compiled, data, None)
+            if not budget.charge(rec.cost):
+                errors = ["validation failed due to running out of cost budget, no further validation rules will be run"]
+                any_false = False
+                out.match_conditions.append({"name": name, "expression": compiled.expression, "result": None,
+                                             "error": errors[0], "cost": rec.cost})
+                break
+            out.match_conditions.append({"name": name, "expression": compiled.expression, "result": rec.result,
+                                         "error": rec.error, "cost": rec.cost})
+            if rec.error is not None:
+                errors.append(rec.error)
+            elif rec.result is False:
+                any_false = True
+        if any_false:
+            out.matched = False
+            return out
+        if errors:
+            unique = list(dict.fromkeys(errors))
+            message = unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
+            out.match_error = message
+            if err_action == ADMIT:
+                out.matched = False
+                return out
+            out.decisions.append(PolicyDecision(DENY, ERROR, message))
+            return out
+
+    # validations, then every messageExpression, against one budget.
+    data = _data(inv, has_params=policy.has_params, namespace=inv.namespace_object, authorizer=True, original=False)
+    scope = cel.VariableScope(policy.variable_map, data)
+    scopes.append(scope)
+    budget = _Budget(RUNTIME_BUDGET)
+    records: list[ExpressionRecord] = []
+    budget_error: str | None = None
+    for _, compiled, _ in policy.validations:
+        rec = _run(compiled, data, scope)
+        records.append(rec)
+        if not budget.charge(rec.cost):
+            budget_error = OUT_OF_BUDGET
+            break
+    message_data = _data(inv, has_params=policy.has_params, namespace=inv.namespace_object, authorizer=False,
+                         original=False)
+    message_scope = cel.VariableScope(policy.variable_map, message_data)
+    scopes.append(message_scope)
+    messages: list[ExpressionRecord | None] = []
+    message_budget_error: str | None = None
+    if budget_error is None:
+        for _, _, msg in policy.validations:
+            if msg is None:
+                messages.append(None)
+                continue
+            rec = _run(msg, message_data, message_scope)
+            messages.append(rec)
+            if not budget.charge(rec.cost):
+                message_budget_error = OUT_OF_BUDGET
+                break
+    if budget_error is not None:
+        out.decisions = [PolicyDecision(err_action, ERROR, budget_error)]
+    else:
+        for i, ((validation, compiled, _), rec) in enumerate(zip(policy.validations, records, strict=True)):
+            msg_rec = messages[i] if i < len(messages) else None
+            decision = _decide(i, validation, compiled, rec, msg_rec, message_budget_error, err_action)
+            out.decisions.append(decision)
+            out.validations.append(_validation_record(i, validation, compiled, rec, msg_rec, decision))
+
+    # auditAnnotations: fresh budget, the full Namespace, no authorizer.
+    if policy.audit_annotations:
+        audit_data = _data(inv, has_params=policy.has_params, namespace=inv.namespace_full, authorizer=False,
+                           original=False)
+        audit_scope = cel.VariableScope(policy.variable_map, audit_data)
+        scopes.append(audit_scope)
+        audit_budget = _Budget(RUNTIME_BUDGET)
+        results: list[AuditAnnotationResult] = []
+        failed = False
+        for key, compiled in policy.audit_annotations:
+            rec = _run(compiled, audit_data, audit_scope)
+            if not audit_budget.charge(rec.cost):
+                failed = True
+                break
+            results.append(_audit_result(key, compiled, rec, failure_policy))
+        if failed:
+            out.decisions = [PolicyDecision(err_action, ERROR, OUT_OF_BUDGET)]
+        else:
+            out.audit_annotations = results
+    out.variables = _variable_records(policy, scopes)
+    return out
+
+
+def _decide(
+    index: int,
+    validation: Mapping[str, Any],
+    compiled: cel.Compiled,
+    rec: ExpressionRecord,
+    msg_rec: ExpressionRecord | None,
+    message_budget_error: str | None,
+    err_action: str,
+) -> PolicyDecision:
+    if rec.error is not None:
+        return PolicyDecision(err_action, ERROR, rec.error, index=index)
+    if message_budget_error is not None:
+        return PolicyDecision(err_action, ERROR, "failed messageExpression: " + message_budget_error, index=index)
+    if rec.result is not True:
+        return PolicyDecision(DENY, DENY, failure_message(validation, compiled, msg_rec),
+                              reason=str(validation.get("reason") or "Invalid"), index=index)
+    return PolicyDecision(ADMIT, ADMIT, index=index)
+
+
+def failure_message(validation: Mapping[str, Any], compiled: cel.Compiled, msg_rec: ExpressionRecord | None) -> str:
+    """The message of a false validation: messageExpression, else message, else the expression."""
+    message = ""
+    if msg_rec is not None and msg_rec.error is None and isinstance(msg_rec.result, str):
+        message = _trim(msg_rec.result)
+        if len(message.encode()) > MESSAGE_EXPRESSION_MAX_BYTES or "\n" in message:
+            message = ""
+    if not message and validation.get("message"):
+        message = _trim(str(validation["message"]))
+    if not message:
+        message = "failed expression: " + _trim(compiled.expression)
+    return message
+
+
+def _validation_record(
+    index: int,
+    validation: Mapping[str, Any],
+    compiled: cel.Compiled,
+    rec: ExpressionRecord,
+    msg_rec: ExpressionRecord | None,
+    decision: PolicyDecision,
+) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "index": index,
+        "expression": compiled.expression,
+        "result": rec.result if rec.error is None else None,
+        "outcome": {ADMIT: "pass", DENY: "fail", ERROR: "error"}[decision.evaluation],
+        "error": rec.error,
+        "message": decision.message if decision.evaluation != ADMIT else None,
+        "reason": decision.reason,
+        "cost": rec.cost,
+        "elapsedMicroseconds": rec.elapsed_us,
+    }
+    if msg_rec is not None:
+        entry["messageExpression"] = {
+            "expression": validation.get("messageExpression"),
+            "value": msg_rec.result if msg_rec.error is None else None,
+            "error": msg_rec.error,
+            "cost": msg_rec.cost,
+        }
+    return entry
+
+
+def _audit_result(key: str, compiled: cel.Compiled, rec: ExpressionRecord, failure_policy: str) -> AuditAnnotationResult:
+    if rec.error is not None:
+        if failure_policy == "Ignore":
+            return AuditAnnotationResult(key, "exclude", error=rec.error)
+        return AuditAnnotationResult(key, "error", error=rec.error)
+    value = rec.result
+    if value is None:
+        return AuditAnnotationResult(key, "exclude")
+    if isinstance(value, str):
+        trimmed = _trim(value)
+        if not trimmed:
+            return AuditAnnotationResult(key, "exclude", value="")
+        return AuditAnnotationResult(key, "publish", value=trimmed)
+    type_name = cel.type_name(type(value).__name__.upper())
+    return AuditAnnotationResult(
+        key,
+        "error",
+        error=f"valueExpression '{compiled.expression}' resulted in unsupported return type: {type_name}. "
+        "Return type must be either string or null.",
+    )
