@@ -86,4 +86,10 @@ def test_invalid_policy_is_reported_and_not_evaluated(client):
         'spec.validations[0].reason: Unsupported value: "Unauthorized": supported values: '
         '"Forbidden", "Invalid", "RequestEntityTooLarge"'
     )
-    assert data["policies"] == []
+    [policy] = data["policies"]
+    assert policy["matched"] is False
+    assert policy["explanation"][0].endswith(
+        'ValidatingAdmissionPolicy.admissionregistration.k8s.io "replicalimit-policy.example.com" is invalid: '
+        'spec.validations[0].reason: Unsupported value: "Unauthorized": supported values: '
+        '"Forbidden", "Invalid", "RequestEntityTooLarge"'
+    )

@@ -222,6 +222,13 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
         param_scope=_param_scope(table, objects),
         authorizer=_authorizer(version, attrs.user_info),
     )
+    rejected_policies = {r["name"]: r["message"] for r in rejected if r["kind"] == "ValidatingAdmissionPolicy"}
+    for record in outcome.policies:
+        if record.get("missing") and record["name"] in rejected_policies:
+            record["explanation"] = [
+                "the policy failed API validation, so the apiserver would not have stored it: "
+                + rejected_policies[record["name"]]
+            ]
     notes = list(attrs.notes)
     if not namespaces and attrs.namespace:
         notes.append(f"no Namespace given: namespace {attrs.namespace!r} is taken to exist with only its "
