@@ -75,7 +75,8 @@ def test_yaml_error_points_at_pane_document_line_and_column(client):
 
 
 def test_invalid_policy_is_reported_and_not_evaluated(client):
-    policy = open(fixture_path("replica-limit", "policy.yaml")).read().replace("reason: Invalid", "reason: Unauthorized")
+    policy = open(fixture_path("replica-limit", "policy.yaml")).read()
+    policy = policy.replace("reason: Invalid", "reason: Unauthorized")
     data = client.post("/api/v1/evaluate", json=_replica_body(policy=policy)).get_json()
     assert data["allowed"] is True
     [problem] = data["problems"]

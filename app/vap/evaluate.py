@@ -14,6 +14,7 @@ from . import cel, validation
 from .cel import library
 from .dispatcher import Cluster, Loaded, denial_status, dispatch, finish_warnings
 from .documents import PANES, Document, Problem, load_pane
+from .params import param_kind_matches
 from .request import build_attributes, request_value
 from .resources import ResourceTable, builtin_table
 from .validator import expression_declarations
@@ -139,9 +140,8 @@ def _param_scope(table: ResourceTable, objects: list[Any]) -> Any:
         info = table.by_kind(group, ver, kind)
         if info is not None:
             return info.namespaced
-        for o in objects:
-            if isinstance(o, Mapping) and o.get("kind") == kind and str(o.get("apiVersion", "")).rpartition("/")[0] == group:
-                return True
+        if any(param_kind_matches(o, group, kind) for o in objects):
+            return True
         return None
 
     return scope

@@ -117,7 +117,10 @@ def _compile_policy(name: str, spec_json: str, version: str) -> CompiledPolicy:
             msg = cel.compile_expression(str(v["messageExpression"]), cel.MESSAGE_EXPRESSION, message)
         validations.append((v, expr, msg))
     annotations = [
-        (str(a.get("key", "")), cel.compile_expression(str(a.get("valueExpression") or ""), cel.AUDIT_ANNOTATION, audit))
+        (
+            str(a.get("key", "")),
+            cel.compile_expression(str(a.get("valueExpression") or ""), cel.AUDIT_ANNOTATION, audit),
+        )
         for a in spec.get("auditAnnotations") or []
         if isinstance(a, Mapping)
     ]
@@ -266,7 +269,7 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
         for name, compiled in policy.match_conditions:
             rec = _run(compiled, data, None)
             if not budget.charge(rec.cost):
-                errors = ["validation failed due to running out of cost budget, no further validation rules will be run"]
+                errors = [OUT_OF_BUDGET]
                 any_false = False
                 out.match_conditions.append({"name": name, "expression": compiled.expression, "result": None,
                                              "error": errors[0], "cost": rec.cost})
@@ -413,7 +416,9 @@ def _validation_record(
     return entry
 
 
-def _audit_result(key: str, compiled: cel.Compiled, rec: ExpressionRecord, failure_policy: str) -> AuditAnnotationResult:
+def _audit_result(
+    key: str, compiled: cel.Compiled, rec: ExpressionRecord, failure_policy: str
+) -> AuditAnnotationResult:
     if rec.error is not None:
         if failure_policy == "Ignore":
             return AuditAnnotationResult(key, "exclude", error=rec.error)

@@ -71,7 +71,8 @@ class Compiled:
     program: Any = None
     type_name: str = "dyn"
     engine_type: str = "DYN"
-    error: str | None = None  # e.g. "compilation failed: ERROR: <input>:1:1: ..." or "must evaluate to bool but got dyn"
+    # the apiserver's detail: "compilation failed: ERROR: <input>:1:1: ..." or "must evaluate to bool but got dyn"
+    error: str | None = None
     issues: tuple[CompileIssue, ...] = ()
     uses_variables: tuple[str, ...] = ()
 
@@ -380,6 +381,7 @@ def compile_expression(expression: str, kind: str, decls: Declarations) -> Compi
             compiled.error = f"must evaluate to one of [{' '.join(expected)}] but got {compiled.type_name}"
         return compiled
     compiled.program = program
+    _program_source[id(program)] = expression
     return compiled
 
 
@@ -433,8 +435,30 @@ def _run(program: Any, data: Mapping[str, Any], scope: VariableScope | None) -> 
     finally:
         _current_scope.reset(token)
     if result.type().name() == "ERROR":
-        raise EvaluationError(library.translate_runtime_error(str(result.value())))
+        raise EvaluationError(_activation_error(str(result.value()), program, data))
     return to_python(result)
+
+
+_MISSING_VALUE = re.compile(r'^(?:[A-Z_]+: )?No value with name "([^"]+)" found in Activation$')
+_SELECT_ON_NULL = "Applying SELECT to non-message type"
+
+
+def _activation_error(text: str, program: Any, data: Mapping[str, Any]) -> str:
+    """Translate an engine error, naming what the engine leaves out (the missing attribute or key)."""
+    m = _MISSING_VALUE.match(text)
+    if m:
+        return f"no such attribute(s): {m.group(1)}"
+    if text.endswith(_SELECT_ON_NULL):
+        # cel-go reports a field selected on null (object on DELETE, oldObject on CREATE) as a missing key.
+        source = _program_source.get(id(program), "")
+        for m in re.finditer(r"(?<![\w.])(object|oldObject|params|namespaceObject)\s*\.\??\s*([_a-zA-Z]\w*)", source):
+            if m.group(1) in data and data[m.group(1)] is None:
+                return f"no such key: {m.group(2)}"
+        return "no such key"
+    return library.translate_runtime_error(text)
+
+
+_program_source: dict[int, str] = {}
 
 
 def to_python(value: Any) -> Any:
