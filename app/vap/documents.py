@@ -51,6 +51,21 @@ class Document:
     index: int
     value: Any
     positions: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    # where each scalar value starts, and its YAML style ("" plain, "'" or '"' quoted, "|" or ">" block)
+    values: dict[Path, tuple[int, int, str]] = field(default_factory=dict)
+
+    def locate_in_value(self, path: str, line: int, column: int) -> tuple[int | None, int | None]:
+        """Map a (line, column) inside a scalar's text to the editor's line and column."""
+        parts = parse_path(path)
+        if parts not in self.values:
+            return self.locate(parts)
+        start_line, start_col, style = self.values[parts]
+        if style in ("|", ">"):
+            key_line, key_col = self.positions.get(parts, (start_line, start_col))
+            return start_line + line, (key_col or 1) + 1 + column
+        if line == 1:
+            return start_line, start_col + column - 1 + (1 if style in ("'", '"') else 0)
+        return start_line + line - 1, column
 
     @property
     def kind(self) -> str:
@@ -114,27 +129,35 @@ _Loader.yaml_implicit_resolvers = {
 }
 
 
-def _build(node: yaml.Node, constructor: _Loader, path: Path, positions: dict[Path, tuple[int, int]]) -> Any:
+def _build(
+    node: yaml.Node,
+    constructor: _Loader,
+    path: Path,
+    positions: dict[Path, tuple[int, int]],
+    values: dict[Path, tuple[int, int, str]] | None = None,
+) -> Any:
     if isinstance(node, yaml.MappingNode):
         constructor.flatten_mapping(node)
         out: dict[Any, Any] = {}
         for key_node, value_node in node.value:
-            key = _build(key_node, constructor, path, {})
+            key = _build(key_node, constructor, path, {}, None)
             if isinstance(key, (dict, list)):
                 raise yaml.constructor.ConstructorError(
                     None, None, "a mapping key must be a string", key_node.start_mark
                 )
             child = (*path, str(key))
             positions[child] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-            out[str(key) if not isinstance(key, str) else key] = _build(value_node, constructor, child, positions)
+            out[str(key) if not isinstance(key, str) else key] = _build(value_node, constructor, child, positions, values)
         return out
     if isinstance(node, yaml.SequenceNode):
         items = []
         for i, item in enumerate(node.value):
             child = (*path, i)
             positions[child] = (item.start_mark.line + 1, item.start_mark.column + 1)
-            items.append(_build(item, constructor, child, positions))
+            items.append(_build(item, constructor, child, positions, values))
         return items
+    if values is not None and isinstance(node, yaml.ScalarNode):
+        values[path] = (node.start_mark.line + 1, node.start_mark.column + 1, node.style or "")
     value = constructor.construct_object(node, deep=True)
     if isinstance(value, bytes):  # !!binary: Kubernetes would see base64 text
         return node.value
@@ -167,11 +190,12 @@ def load_pane(pane: str, source: Any) -> tuple[list[Document], list[Problem]]:
         while loader.check_node():
             node = loader.get_node()
             positions: dict[Path, tuple[int, int]] = {}
+            values: dict[Path, tuple[int, int, str]] = {}
             if node is not None:
                 positions[()] = (node.start_mark.line + 1, node.start_mark.column + 1)
-                value = _build(node, loader, (), positions)
+                value = _build(node, loader, (), positions, values)
                 if value is not None:
-                    documents.append(Document(pane, index, value, positions))
+                    documents.append(Document(pane, index, value, positions, values))
             index += 1
     except yaml.YAMLError as exc:
         return documents, [_yaml_problem(pane, index, exc)]

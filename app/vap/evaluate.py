@@ -7,6 +7,7 @@ then dispatch (match, params, compile, validate, route) and form the response.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -63,40 +64,40 @@ def _new_expressions_version(version: str) -> str:
     return f"{major}.{minor - 1}"
 
 
-def _compile_problems(doc: Document, spec: Mapping[str, Any], version: str) -> list[validation.FieldError]:
-    """Compile every expression of a policy as API validation does; return the failures."""
-    errors: list[validation.FieldError] = []
+def _compile_check(spec: Mapping[str, Any], version: str) -> validation.CompileCheck:
+    """Compile a policy's expressions as API validation does, and report each failure at its field."""
     variables, vdecls, mdecls, adecls, cdecls = expression_declarations(spec, version)
+    declarations = {
+        cel.MATCH_CONDITION: cdecls,
+        cel.VALIDATION: vdecls,
+        cel.MESSAGE_EXPRESSION: mdecls,
+        cel.AUDIT_ANNOTATION: adecls,
+    }
+    variable_fields = {f"spec.variables[{i}].expression": compiled for i, (_, compiled) in enumerate(variables)}
 
-    def check(path: str, text: str, compiled: cel.Compiled) -> None:
-        if compiled.error is not None and text.strip():
-            errors.append(validation.invalid(path, text, compiled.error))
+    def check(site: validation.ExpressionSite) -> validation.FieldError | None:
+        if site.kind == cel.VARIABLE:
+            compiled = variable_fields.get(site.field)
+            if compiled is None:
+                return None
+        else:
+            compiled = cel.compile_expression(site.expression, site.kind, declarations[site.kind])
+        if compiled.error is None:
+            return None
+        return validation.invalid(site.field, site.value, compiled.error)
 
-    for i, mc in enumerate(spec.get("matchConditions") or []):
-        if isinstance(mc, Mapping) and isinstance(mc.get("expression"), str):
-            text = mc["expression"].strip()
-            check(f"spec.matchConditions[{i}].expression", text,
-                  cel.compile_expression(text, cel.MATCH_CONDITION, cdecls))
-    for i, (_, compiled) in enumerate(variables):
-        check(f"spec.variables[{i}].expression", compiled.expression, compiled)
-    for i, v in enumerate(spec.get("validations") or []):
-        if not isinstance(v, Mapping):
-            continue
-        if isinstance(v.get("expression"), str):
-            check(f"spec.validations[{i}].expression", v["expression"],
-                  cel.compile_expression(v["expression"], cel.VALIDATION, vdecls))
-        if isinstance(v.get("messageExpression"), str) and v["messageExpression"].strip():
-            check(f"spec.validations[{i}].messageExpression", v["messageExpression"],
-                  cel.compile_expression(v["messageExpression"], cel.MESSAGE_EXPRESSION, mdecls))
-    for i, a in enumerate(spec.get("auditAnnotations") or []):
-        if isinstance(a, Mapping) and isinstance(a.get("valueExpression"), str) and a["valueExpression"].strip():
-            check(f"spec.auditAnnotations[{i}].valueExpression", a["valueExpression"],
-                  cel.compile_expression(a["valueExpression"], cel.AUDIT_ANNOTATION, adecls))
-    return errors
+    return check
+
+
+_ISSUE_AT = re.compile(r"ERROR: <input>:(\d+):(\d+):")
 
 
 def _field_problem(doc: Document, err: validation.FieldError, spec: Mapping[str, Any]) -> Problem:
-    line, column = doc.locate(err.field)
+    at = _ISSUE_AT.search(err.message)
+    if at:  # a CEL compile error: point at the character inside the expression
+        line, column = doc.locate_in_value(err.field, int(at.group(1)), int(at.group(2)))
+    else:
+        line, column = doc.locate(err.field)
     return Problem(doc.pane, doc.index, line, column, err.field, "error", err.message)
 
 
@@ -114,13 +115,11 @@ def _load_policy_docs(
             continue
         is_policy = doc.kind == "ValidatingAdmissionPolicy"
         obj = validation.default_policy(doc.value) if is_policy else validation.default_binding(doc.value)
-        errors = validation.validate_policy(obj) if is_policy else validation.validate_binding(obj)
         spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
-        if is_policy and not any(e.field.endswith("expression") or e.field.endswith("Expression") for e in errors):
-            errors = errors + _compile_problems(doc, spec, compat)
-        elif is_policy:
-            errors = errors + [e for e in _compile_problems(doc, spec, compat)
-                               if e.field not in {x.field for x in errors}]
+        if is_policy:
+            errors = validation.validate_policy(obj, _compile_check(spec, compat))
+        else:
+            errors = validation.validate_binding(obj)
         if errors:
             problems.extend(_field_problem(doc, e, spec) for e in errors)
             rejected.append({
