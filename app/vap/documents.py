@@ -147,7 +147,7 @@ def _build(
                 )
             child = (*path, str(key))
             positions[child] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-            out[str(key) if not isinstance(key, str) else key] = _build(value_node, constructor, child, positions, values)
+            out[str(key)] = _build(value_node, constructor, child, positions, values)
         return out
     if isinstance(node, yaml.SequenceNode):
         items = []
