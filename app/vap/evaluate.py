@@ -156,6 +156,7 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
         docs, pane_problems = load_pane(pane, payload.get(pane))
         panes[pane] = docs
         problems.extend(pane_problems)
+    unreadable = bool(problems)
 
     policy_docs: list[Document] = []
     namespaces: dict[str, dict[str, Any]] = {}
@@ -205,8 +206,8 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
         "kubernetesVersion": version,
         "rejected": rejected,
     }
-    if any(p.severity == "error" and p.pane not in ("policy", "binding") for p in problems) or attrs is None:
-        # Without a request there is nothing to admit: say so, evaluate nothing.
+    if unreadable or attrs is None or any(p.severity == "error" and p.pane == "request" for p in problems):
+        # A pane that cannot be read, or no request: evaluating the rest would mislead; say so.
         response["problems"] = [p.to_json() for p in problems]
         response["request"] = None
         response["notes"] = []
