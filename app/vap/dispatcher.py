@@ -399,7 +399,9 @@ def denial_status(outcome: Outcome, attrs: Attributes) -> dict[str, Any] | None:
         "status": "Failure",
         "message": f'{resource} "{name}" is forbidden: {inner}',
         "reason": reason,
-        "details": {"name": name, "group": attrs.resource.group, "kind": attrs.resource.resource,
-                    "causes": [{"message": inner}]},
+        # StatusDetails fields are omitempty in the apiserver's JSON
+        "details": {k: v for k, v in (("name", name), ("group", attrs.resource.group),
+                                      ("kind", attrs.resource.resource)) if v}
+        | {"causes": [{"message": inner}]},
         "code": code,
     }
