@@ -26,6 +26,36 @@ _REASON_CODES = {"Forbidden": 403, "Unauthorized": 401, "RequestEntityTooLarge":
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
+# Requests kube-apiserver never sends to ValidatingAdmissionPolicy (semantics §0): the review resources
+# (from 1.30) and the admission policy resources themselves.
+_EXCLUDED_REVIEWS = {
+    ("authentication.k8s.io", "selfsubjectreviews"),
+    ("authentication.k8s.io", "tokenreviews"),
+    ("authorization.k8s.io", "localsubjectaccessreviews"),
+    ("authorization.k8s.io", "selfsubjectaccessreviews"),
+    ("authorization.k8s.io", "selfsubjectrulesreviews"),
+    ("authorization.k8s.io", "subjectaccessreviews"),
+}
+_POLICY_RESOURCES = {
+    ("admissionregistration.k8s.io", "validatingadmissionpolicies"),
+    ("admissionregistration.k8s.io", "validatingadmissionpolicybindings"),
+    ("admissionregistration.k8s.io", "mutatingadmissionpolicies"),
+    ("admissionregistration.k8s.io", "mutatingadmissionpolicybindings"),
+}
+
+
+def skipped_request(attrs: Attributes, version: tuple[int, int]) -> str | None:
+    """Say why the apiserver would not evaluate any policy for this request, or None."""
+    key = (attrs.resource.group, attrs.resource.resource)
+    if key in _EXCLUDED_REVIEWS and version >= (1, 30):
+        return (f"{attrs.resource.resource}.{attrs.resource.group} requests are never sent to admission policies "
+                "(kube-apiserver excludes the review resources from 1.30 on)")
+    if key in _POLICY_RESOURCES:
+        return (f"{attrs.resource.resource}.{attrs.resource.group} requests are never evaluated by "
+                "ValidatingAdmissionPolicies (a policy cannot act on admission policies or their bindings)")
+    return None
+
+
 @dataclass
 class Loaded:
     """A policy or binding that passed API validation, with its defaulted spec."""
@@ -132,6 +162,11 @@ def dispatch(
 ) -> Outcome:
     """Evaluate every policy that has bindings against the request, as the dispatcher does."""
     outcome = Outcome()
+    skipped = skipped_request(attrs, tuple(int(x) for x in version.split(".")[:2]))  # type: ignore[arg-type]
+    if skipped is not None:
+        for policy in sorted(policies, key=lambda p: p.name):
+            outcome.policies.append({"name": policy.name, "matched": False, "explanation": [skipped], "bindings": []})
+        return outcome
     by_policy: dict[str, list[Loaded]] = {}
     for b in sorted(bindings, key=lambda b: b.name):
         by_policy.setdefault(str(b.spec.get("policyName") or ""), []).append(b)

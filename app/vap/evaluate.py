@@ -256,11 +256,17 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _authorizer(version: str, user_info: Mapping[str, Any]) -> Any:
-    factory = getattr(library, "authorizer_value", None)
-    if factory is None:
+    """Return a builder of the `authorizer` activation values for a request."""
+    make_authorizer = getattr(library, "authorizer_value", None)
+    make_request_resource = getattr(library, "request_resource_value", None)
+    if make_authorizer is None:
         return None
 
-    def build(request: dict[str, Any]) -> Any:
-        return factory(request, dict(user_info))
+    def build(request: dict[str, Any]) -> dict[str, Any]:
+        values = {"authorizer": make_authorizer(request, dict(user_info))}
+        if make_request_resource is not None:
+            original = {**request, "resource": request.get("requestResource", request.get("resource"))}
+            values["authorizer.requestResource"] = make_request_resource(original, dict(user_info))
+        return values
 
     return build

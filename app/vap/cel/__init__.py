@@ -356,7 +356,8 @@ def compile_expression(expression: str, kind: str, decls: Declarations) -> Compi
                 continue  # reported below as cel-go does: an undefined field of `variables`
             offset = rewrite.original_offset(_offset(rewrite.text, issue.line, issue.column))
             line, col = _line_col(expression, offset)
-            issues.append(CompileIssue(line, col, _translate_compile_message(issue.message)))
+            issues.append(_undeclared_root(CompileIssue(line, col, _translate_compile_message(issue.message)),
+                                           expression))
     for name, dot in rewrite.unknown:
         line, col = _line_col(expression, dot)
         issues.append(CompileIssue(line, col, f"undefined field '{name}'"))
@@ -380,9 +381,52 @@ def compile_expression(expression: str, kind: str, decls: Declarations) -> Compi
         else:
             compiled.error = f"must evaluate to one of [{' '.join(expected)}] but got {compiled.type_name}"
         return compiled
+    guarded = _guard_presence_tests(rewrite.text)
+    if guarded != rewrite.text:
+        try:
+            program = env.compile(guarded)
+        except Exception:  # keep the unguarded program: same result except for has() on null
+            pass
     compiled.program = program
     _program_source[id(program)] = expression
     return compiled
+
+
+_UNDECLARED_PATH = re.compile(
+    r"^undeclared reference to '([_a-zA-Z][_a-zA-Z0-9]*)((?:\.[_a-zA-Z][_a-zA-Z0-9]*)+)'(.*)$", re.S
+)
+
+
+def _undeclared_root(issue: CompileIssue, source: str) -> CompileIssue:
+    """cel-go names only the undeclared root identifier, at its own position; the engine names the dotted path."""
+    m = _UNDECLARED_PATH.match(issue.message)
+    if not m:
+        return issue
+    dotted = m.group(1) + m.group(2)
+    lines = source.split("\n")
+    column = issue.column
+    if 1 <= issue.line <= len(lines):
+        line = lines[issue.line - 1]
+        starts = [i for i in range(len(line)) if line.startswith(dotted, i) and i < issue.column]
+        if starts:
+            column = starts[-1] + 1
+    return CompileIssue(issue.line, column, f"undeclared reference to '{m.group(1)}'{m.group(3)}")
+
+
+# has() of a field of a null root (object on DELETE, oldObject on CREATE, params without paramRef) is false
+# in cel-go; the engine errors, so presence tests on the roots are guarded for evaluation.
+_HAS_ON_ROOT = re.compile(r"has\(\s*(object|oldObject|params|namespaceObject)(\s*\.\s*[_a-zA-Z]\w*\s*\))")
+
+
+def _guard_presence_tests(text: str) -> str:
+    out, pos = [], 0
+    for start, end in _code_spans(text):
+        for m in _HAS_ON_ROOT.finditer(text, start, end):
+            out.append(text[pos : m.start()])
+            out.append(f"({m.group(1)} != null && has({m.group(1)}{m.group(2)})")
+            pos = m.end()
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def _translate_compile_message(message: str) -> str:

@@ -1,0 +1,102 @@
+"""Small helpers to declare library functions for the engine."""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from cel_expr_python import cel
+
+from .errors import LibraryError
+
+T = cel.Type
+STRING_TRAVERSAL_COST_FACTOR = 0.1
+REGEX_STRING_LENGTH_COST_FACTOR = 0.25
+
+
+class CostTracker:
+    """Collects the cost of the Kubernetes library calls made during one evaluation."""
+
+    def __init__(self) -> None:
+        self.library_cost = 0
+        self.calls = 0
+
+
+_tracker: contextvars.ContextVar[CostTracker | None] = contextvars.ContextVar("k8s_cel_cost", default=None)
+
+
+def current_tracker() -> CostTracker | None:
+    return _tracker.get()
+
+
+def set_tracker(tracker: CostTracker | None) -> contextvars.Token:
+    return _tracker.set(tracker)
+
+
+def reset_tracker(token: contextvars.Token) -> None:
+    _tracker.reset(token)
+
+
+def string_cost(size: int, factor: float = STRING_TRAVERSAL_COST_FACTOR) -> int:
+    return int(math.ceil(size * factor))
+
+
+CostFn = Callable[..., int]
+
+
+def wrap(fn: Callable[..., Any], cost: CostFn | int | None = None) -> Callable[..., Any]:
+    """Wrap a Python implementation: charge its Kubernetes cost and keep error texts intact."""
+
+    @functools.wraps(fn)
+    def call(*args: Any) -> Any:
+        tracker = _tracker.get()
+        try:
+            result = fn(*args)
+        except LibraryError:
+            if tracker is not None and cost is not None:
+                tracker.library_cost += cost if isinstance(cost, int) else _safe_cost(cost, args, None)
+            raise
+        except RecursionError as exc:  # pragma: no cover - defensive
+            raise LibraryError(f"internal error: {exc}") from exc
+        if tracker is not None:
+            tracker.calls += 1
+            if cost is not None:
+                tracker.library_cost += cost if isinstance(cost, int) else _safe_cost(cost, args, result)
+        return result
+
+    return call
+
+
+def _safe_cost(cost: CostFn, args: Sequence[Any], result: Any) -> int:
+    try:
+        return int(cost(*args, result=result))
+    except Exception:  # a cost formula must never break an evaluation
+        return 1
+
+
+def overload(
+    overload_id: str,
+    result: Any,
+    params: Sequence[Any],
+    impl: Callable[..., Any] | None = None,
+    *,
+    member: bool = False,
+    cost: CostFn | int | None = None,
+) -> Any:
+    if impl is None:
+        return cel.Overload(overload_id, result, list(params), is_member=member)
+    return cel.Overload(overload_id, result, list(params), is_member=member, impl=wrap(impl, cost))
+
+
+def function(name: str, *overloads: Any) -> Any:
+    return cel.FunctionDecl(name, list(overloads))
+
+
+def actual_size(value: Any) -> int:
+    """cel-go's actualSize: length of strings/bytes/lists/maps, 1 otherwise."""
+    if isinstance(value, str | bytes | bytearray | list | tuple | dict):
+        return len(value)
+    return 1

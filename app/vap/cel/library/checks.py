@@ -1,0 +1,192 @@
+"""The apiserver's extra compile-time checks (cel-go AST validators), run on the engine's checked AST.
+
+* HomogeneousAggregateLiterals (all versions): list elements, map keys and map values of a literal
+  must have equivalent types (``expected type 'int' but found 'string'``); lists and maps inside a
+  ``format()`` call are exempt, as the strings extension makes them.
+* From 1.29: constant arguments of ``matches`` (regex), ``duration`` and ``timestamp`` are validated
+  (``invalid matches argument`` ...).
+* The Kubernetes regex library compiles constant ``find``/``findAll`` patterns when the program is
+  created, so a bad constant pattern fails before evaluation.
+* The library's value types are protobuf messages in this engine: selecting their internal fields or
+  constructing them with message syntax is rejected, as it is impossible in cel-go.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from cel_expr_python import cel
+
+from . import astproto
+from . import types as tp
+from .regex import RegexSyntaxError, compile_go
+from .versions import version_tuple
+
+
+@dataclass(frozen=True)
+class CompileIssue:
+    """One compile error, positioned in the expression text (1-based line and column)."""
+
+    line: int
+    column: int
+    message: str
+
+
+def _issue_class() -> Any:
+    try:  # prefer the adapter's class when it defines one (same fields)
+        from .. import CompileIssue as adapter_issue  # type: ignore[attr-defined]
+
+        return adapter_issue
+    except Exception:  # pragma: no cover - circular import during start-up
+        return CompileIssue
+
+
+class _Positions:
+    def __init__(self, checked: Any, expression: str) -> None:
+        self.positions = dict(checked.source_info.positions.items())
+        self.text = expression
+
+    def line_col(self, expr_id: int) -> tuple[int, int]:
+        offset = self.positions.get(expr_id, 0)
+        # offsets are in code points
+        before = self.text[:offset]
+        line = before.count("\n") + 1
+        col = offset - (before.rfind("\n") + 1) + 1
+        return line, col
+
+
+@lru_cache(maxsize=1)
+def _literal_env() -> Any:
+    return cel.NewEnv(variables={"v": cel.Type.DYN})
+
+
+@lru_cache(maxsize=4)
+def _literal_program(fn: str) -> Any:
+    return _literal_env().compile(f"{fn}(v)")
+
+
+def _literal_ok(fn: str, value: Any) -> bool:
+    try:
+        result = _literal_program(fn).eval(data={"v": value})
+    except Exception:
+        return False
+    return result.type().name() != "ERROR"
+
+
+def _const_value(e: Any) -> tuple[bool, Any]:
+    if e.WhichOneof("expr_kind") != "const_expr":
+        return False, None
+    c = e.const_expr
+    kind = c.WhichOneof("constant_kind")
+    if kind is None:
+        return False, None
+    return True, getattr(c, kind)
+
+
+def _call_args(e: Any) -> list[Any]:
+    return list(e.call_expr.args)
+
+
+def check_expression(program: Any, expression: str, version: str) -> list[Any]:
+    """Run the apiserver's extra compile-time checks; return issues (line, column, message)."""
+    try:
+        checked = astproto.checked_expr(program)
+    except Exception:  # never block an expression because the AST could not be read
+        return []
+    v = version_tuple(version)
+    issue_cls = _issue_class()
+    pos = _Positions(checked, expression)
+    type_of = checked.type_map
+    issues: list[tuple[int, int, str]] = []
+
+    def report(expr_id: int, message: str) -> None:
+        line, col = pos.line_col(expr_id)
+        issues.append((line, col, message))
+
+    def tname(expr_id: int, unwrap_optional: bool = False) -> str:
+        if expr_id not in type_of:
+            return "dyn"
+        t = type_of[expr_id]
+        if unwrap_optional and t.WhichOneof("type_kind") == "abstract_type" and t.abstract_type.parameter_types:
+            t = t.abstract_type.parameter_types[0]
+        return astproto.type_to_string(t)
+
+    def visit(e: Any, exempt: bool) -> None:
+        kind = e.WhichOneof("expr_kind")
+        if kind == "call_expr":
+            call = e.call_expr
+            fn = call.function
+            args = _call_args(e)
+            inner_exempt = exempt or fn == "format"
+            if v >= (1, 29) and fn in ("matches", "duration", "timestamp") and args:
+                is_const, value = _const_value(args[0])
+                if is_const:
+                    ok = True
+                    if fn == "matches":
+                        if isinstance(value, str):
+                            try:
+                                compile_go(value)
+                            except RegexSyntaxError:
+                                ok = False
+                    else:
+                        ok = _literal_ok(fn, value)
+                    if not ok:
+                        report(args[0].id, f"invalid {fn} argument")
+            if fn in ("find", "findAll") and call.HasField("target") and args:
+                is_const, value = _const_value(args[0])
+                if is_const and isinstance(value, str):
+                    try:
+                        compile_go(value)
+                    except RegexSyntaxError as exc:
+                        report(args[0].id, "program instantiation failed: " + exc.go_text)
+            for child in astproto.children(e):
+                visit(child, inner_exempt)
+            return
+        if kind == "list_expr" and not exempt:
+            lst = e.list_expr
+            optional = set(lst.optional_indices)
+            first = None
+            for i, el in enumerate(lst.elements):
+                et = tname(el.id, unwrap_optional=i in optional)
+                if first is None:
+                    first = et
+                    continue
+                if et != first:
+                    report(el.id, f"expected type '{first}' but found '{et}'")
+                    break
+        if kind == "struct_expr":
+            st = e.struct_expr
+            if st.message_name:
+                if st.message_name in tp.MESSAGES:
+                    report(e.id, f"undeclared reference to '{st.message_name}' (in container '')")
+            elif not exempt:
+                key_t = val_t = None
+                for entry in st.entries:
+                    kt = tname(entry.map_key.id)
+                    vt = tname(entry.value.id, unwrap_optional=entry.optional_entry)
+                    if key_t is None and val_t is None:
+                        key_t, val_t = kt, vt
+                        continue
+                    if kt != key_t:
+                        report(entry.map_key.id, f"expected type '{key_t}' but found '{kt}'")
+                    if vt != val_t:
+                        report(entry.value.id, f"expected type '{val_t}' but found '{vt}'")
+        if kind == "select_expr":
+            sel = e.select_expr
+            if sel.field.startswith(tp.HIDDEN_PREFIX) and tname(sel.operand.id) in tp.MESSAGES:
+                report(e.id, f"undefined field '{sel.field}'")
+        for child in astproto.children(e):
+            visit(child, exempt)
+
+    visit(checked.expr, False)
+    issues.sort()
+    seen = set()
+    out = []
+    for line, col, msg in issues:
+        if (line, col, msg) in seen:
+            continue
+        seen.add((line, col, msg))
+        out.append(issue_cls(line, col, msg))
+    return out

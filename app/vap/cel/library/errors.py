@@ -1,0 +1,134 @@
+"""Run-time error texts: from the engine's (cel-cpp) wording to cel-go's, as the apiserver prints them.
+
+Kubernetes library functions implemented here raise :class:`LibraryError`; the engine hands the text
+back with a status prefix, and :func:`translate_runtime_error` returns it unchanged (minus a marker).
+"""
+
+from __future__ import annotations
+
+import re
+
+# Marks texts that already are the apiserver's wording (raised by our library functions).
+_MARKER = "\u2063k8s:"
+
+ENGINE_LIMIT_NOTE = (
+    "the playground's CEL engine (cel-cpp) stopped here; kube-apiserver has no such limit and would "
+    "have continued (its only limit is the cost budget)"
+)
+
+
+class LibraryError(ValueError):
+    """An error raised by a Kubernetes library function, carrying the apiserver's exact text."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(_MARKER + text)
+        self.text = text
+
+
+class NoSuchOverload(LibraryError):
+    def __init__(self) -> None:
+        super().__init__("no such overload")
+
+
+_STATUS_PREFIX = re.compile(r"^(?:[A-Z_]+: )+")
+_STATUS_SUFFIX = re.compile(r" \[[A-Z_]+\]$")
+
+_EXACT = {
+    "divide by zero": "division by zero",
+    "modulus by zero": "modulus by zero",
+    "integer overflow": "integer overflow",
+    "unsigned integer overflow": "unsigned integer overflow",
+    "double out of int64 range": "integer overflow",
+    "int64 out of uint64 range": "unsigned integer overflow",
+    "double out of uint64 range": "unsigned integer overflow",
+    "uint64 out of int64 range": "integer overflow",
+    "timestamp overflow": "timestamp overflow",
+    "malformed UTF-8 bytes": "invalid UTF-8 in bytes, cannot convert to string",
+    "optional.none() dereference": "optional.none() dereference",
+    "Applying SELECT to non-message type": "no such key",
+    "Iteration budget exceeded": "iteration budget exceeded: " + ENGINE_LIMIT_NOTE,
+}
+
+# RE2 (cel-cpp and google-re2) parse error codes -> Go regexp/syntax codes
+_RE2_TO_GO = {
+    "missing ]": "missing closing ]",
+    "missing )": "missing closing )",
+    "unexpected )": "unexpected )",
+    "trailing \\": "trailing backslash at end of expression",
+    "invalid escape sequence": "invalid escape sequence",
+    "invalid character class": "invalid character class",
+    "invalid character class range": "invalid character class range",
+    "missing argument to repetition operator": "missing argument to repetition operator",
+    "bad repetition operator": "invalid nested repetition operator",
+    "invalid repetition size": "invalid repeat count",
+    "invalid perl operator": "invalid or unsupported Perl syntax",
+    "invalid named capture group": "invalid named capture",
+    "invalid UTF-8": "invalid UTF-8",
+    "bad named capture group": "invalid named capture",
+    "duplicate capture group name": "duplicate capture group name",
+    "pattern too large - compile failed": "expression too large",
+}
+
+
+def go_regex_error(re2_message: str, pattern: str) -> str:
+    """Render an RE2 parse error the way Go's regexp package words it (``error parsing regexp: ...``)."""
+    code, _, arg = re2_message.partition(": ")
+    go_code = _RE2_TO_GO.get(code.strip(), code.strip())
+    if go_code in ("missing closing ]", "missing closing )", "unexpected )"):
+        arg = arg or pattern
+    if not arg:
+        arg = pattern
+    return f"error parsing regexp: {go_code}: `{arg}`"
+
+
+_KEY_NOT_FOUND = re.compile(r'^Key not found in map : "?(.*?)"?$', re.S)
+_INDEX = re.compile(r"^Index error: index=(-?\d+) size=\d+$")
+_NO_OVERLOAD = re.compile(r"^No matching overloads found")
+_REGEX = re.compile(r"^invalid regular expression: (.*)$", re.S)
+_TYPE_CONVERSION = re.compile(r"^Type conversion error from '(.*)' to '(.*)'$")
+
+
+def translate_runtime_error(text: str) -> str:
+    """Turn an engine run-time error text into cel-go's wording, as the apiserver prints it."""
+    text = _STATUS_SUFFIX.sub("", str(text).strip())
+    text = _STATUS_PREFIX.sub("", text, count=1)
+    if text.startswith(_MARKER):
+        return text[len(_MARKER) :]
+    if _MARKER in text:  # our text wrapped by the engine in something else
+        return text.split(_MARKER, 1)[1]
+    if text in _EXACT:
+        return _EXACT[text]
+    m = _KEY_NOT_FOUND.match(text)
+    if m:
+        return "no such key: " + m.group(1)
+    m = _INDEX.match(text)
+    if m:
+        return "index out of bounds: " + m.group(1)
+    if _NO_OVERLOAD.match(text) or text.startswith("Index error: expected integer type"):
+        return "no such overload"
+    if text.startswith("Invalid container type") or text.startswith("Invalid map key type"):
+        return "no such overload"
+    m = _REGEX.match(text)
+    if m:
+        detail = m.group(1)
+        code, _, arg = detail.partition(": ")
+        return go_regex_error(detail, arg)
+    m = _TYPE_CONVERSION.match(text)
+    if m:
+        return f"type conversion error from '{m.group(1)}' to '{m.group(2)}'"
+    if "cel.@mapInsert" in text:
+        return (
+            "transformMap/transformMapEntry cannot be evaluated by the playground's CEL engine (a known bug of "
+            "the cel-expr-python binding); kube-apiserver supports them from 1.32"
+        )
+    if "Iteration budget exceeded" in text or "Exceeded max recursion depth" in text:
+        return text + ": " + ENGINE_LIMIT_NOTE
+    return text
+
+
+def is_engine_limit(text: str) -> bool:
+    """True when an error comes from a limit or bug of the engine that kube-apiserver does not have."""
+    return any(
+        marker in text
+        for marker in ("Iteration budget exceeded", "max recursion depth", ENGINE_LIMIT_NOTE, "cel.@mapInsert", "playground's CEL engine")
+    )

@@ -1,0 +1,64 @@
+"""CEL semantics of plain Python values as the engine hands them to our functions."""
+
+from __future__ import annotations
+
+import datetime
+import math
+from typing import Any
+
+from .errors import NoSuchOverload
+
+_NUMBER = (int, float)
+
+
+def cel_equal(a: Any, b: Any) -> bool:
+    """CEL heterogeneous equality (bool is never equal to a number; NaN never equal)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, _NUMBER) and isinstance(b, _NUMBER):
+        if isinstance(a, float) and math.isnan(a) or isinstance(b, float) and math.isnan(b):
+            return False
+        return a == b
+    if isinstance(a, bytes | bytearray) and isinstance(b, bytes | bytearray):
+        return bytes(a) == bytes(b)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(cel_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        if len(a) != len(b):
+            return False
+        for k, v in a.items():
+            match = [k2 for k2 in b if cel_equal(k, k2)]
+            if not match or not cel_equal(v, b[match[0]]):
+                return False
+        return True
+    if type(a) is not type(b) and not (isinstance(a, str) and isinstance(b, str)):
+        return False
+    return a == b
+
+
+def _kind(v: Any) -> str:
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, _NUMBER):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, bytes | bytearray):
+        return "bytes"
+    if isinstance(v, datetime.datetime):
+        return "timestamp"
+    if isinstance(v, datetime.timedelta):
+        return "duration"
+    return type(v).__name__
+
+
+def cel_compare(a: Any, b: Any) -> int:
+    """CEL ordering (cel-go Compare); raises NoSuchOverload for values that do not compare."""
+    ka, kb = _kind(a), _kind(b)
+    if ka != kb or ka not in ("bool", "number", "string", "bytes", "timestamp", "duration"):
+        raise NoSuchOverload()
+    if ka == "bytes":
+        a, b = bytes(a), bytes(b)
+    if ka == "number" and (isinstance(a, float) and math.isnan(a) or isinstance(b, float) and math.isnan(b)):
+        return 0
+    return (a > b) - (a < b)
