@@ -156,6 +156,16 @@ def _engine_type(signature: str) -> Any:
     }
     if signature in simple:
         return simple[signature]
+    m = re.fullmatch(r"(LIST|MAP|TYPE|optional_type)<(.*)>", signature.strip())
+    if m:
+        args = [_engine_type(a) for a in _split_type_args(m.group(2))]
+        if m.group(1) == "LIST" and len(args) == 1:
+            return cel.Type.List(args[0])
+        if m.group(1) == "MAP" and len(args) == 2:
+            return cel.Type.Map(args[0], args[1])
+        if m.group(1) == "TYPE" and len(args) == 1:
+            return cel.Type.Type(args[0])
+        return cel.Type.DYN  # optional_type cannot be named back to the engine: checked as dyn
     try:
         return cel.Type(signature)
     except Exception:  # a type the engine cannot name back: keep the expression usable as dyn
