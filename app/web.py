@@ -1,0 +1,209 @@
+"""The playground page: one form, one endpoint, one partial.
+
+GET / shows the editors filled with an example and its result; POST /evaluate turns the
+form into a JSON API body, asks the core, and answers with the result partial (htmx) or
+the whole page (no JavaScript). This module holds no policy logic: what the result says
+comes from :func:`app.vap.evaluate`, this module only lays it out.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from flask import Blueprint, Response, abort, make_response, render_template, request
+
+from . import examples, vap
+
+bp = Blueprint("web", __name__)
+
+# (form field = API field, label, collapsible) in page order.
+PANES = (
+    ("policy", "Policy", False),
+    ("binding", "Binding", False),
+    ("params", "Params", False),
+    ("object", "Object", False),
+    ("oldObject", "Old object", True),
+    ("namespace", "Namespace", True),
+    ("request", "Request", True),
+)
+PANE_LABELS = {name: label for name, label, _ in PANES}
+OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
+# Used when the core does not publish its own list (app.vap.SUPPORTED_VERSIONS).
+_FALLBACK_VERSIONS = ("1.36", "1.35", "1.34", "1.33", "1.32", "1.31", "1.30", "1.29", "1.28")
+_OPERATION_LINE = re.compile(r"^operation[ \t]*:.*$", re.MULTILINE)
+# Everything the page needs comes from this server; no inline script, style or handler is allowed.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+_FORBIDDEN_MESSAGE = re.compile(r'^(?P<resource>[^\s"]+) "(?P<name>[^"]*)" is forbidden: (?P<denial>.*)$', re.S)
+
+
+def kubernetes_versions() -> tuple[tuple[str, ...], str]:
+    """Return the versions the core can emulate, newest first, and the one it defaults to."""
+    versions = tuple(getattr(vap, "SUPPORTED_VERSIONS", ()) or _FALLBACK_VERSIONS)
+    versions = tuple(sorted(versions, key=lambda v: tuple(int(p) for p in v.split(".")), reverse=True))
+    default = getattr(vap, "DEFAULT_VERSION", None) or versions[0]
+    return versions, default
+
+
+def form_values(form: Any) -> dict[str, str]:
+    """Read the page's fields from a submitted form, every one as text."""
+    values = {name: form.get(name, "") for name, _, _ in PANES}
+    values["kubernetesVersion"] = form.get("kubernetesVersion", "")
+    values["operation"] = form.get("operation", "")
+    return values
+
+
+def with_operation(text: str, operation: str) -> str:
+    """Set the operation in the Request pane text, keeping every other line where it was."""
+    if not operation:
+        return text
+    if text.lstrip().startswith("{"):
+        try:
+            attributes = json.loads(text)
+        except ValueError:
+            attributes = None
+        if isinstance(attributes, dict):
+            return json.dumps({**attributes, "operation": operation})
+    if _OPERATION_LINE.search(text):
+        return _OPERATION_LINE.sub(f"operation: {operation}", text, count=1)
+    separator = "" if not text or text.endswith("\n") else "\n"
+    return f"{text}{separator}operation: {operation}\n"
+
+
+def payload_from(values: dict[str, str]) -> dict[str, Any]:
+    """Build the JSON API body from the form values."""
+    payload: dict[str, Any] = {name: values.get(name, "") for name, _, _ in PANES}
+    if values.get("operation") in OPERATIONS:
+        payload["request"] = with_operation(payload["request"], values["operation"])
+    if values.get("kubernetesVersion"):
+        payload["kubernetesVersion"] = values["kubernetesVersion"]
+    return payload
+
+
+def kubectl_text(response: dict[str, Any]) -> str:
+    """Return what kubectl would print for this response (the denial and the warnings)."""
+    if isinstance(response.get("kubectl"), str):
+        return response["kubectl"]
+    lines = [f"Warning: {w}" for w in response.get("warnings") or []]
+    status = response.get("status") or {}
+    if not response.get("allowed", True) and status:
+        lines.append(_kubectl_error(status))
+    return "\n".join(lines)
+
+
+def _kubectl_error(status: dict[str, Any]) -> str:
+    message = str(status.get("message", ""))
+    if status.get("code") != 422:
+        return f"Error from server ({status.get('reason') or 'Forbidden'}): {message}"
+    # kubectl rebuilds a 422 from the details: "The <kind> "<name>" is invalid: <field>: <message>".
+    details = status.get("details") or {}
+    causes = details.get("causes") or []
+    match = _FORBIDDEN_MESSAGE.match(message)
+    kind = details.get("kind") or (match["resource"].split(".")[0] if match else "")
+    name = details.get("name") or (match["name"] if match else "")
+    if causes:
+        reasons = ", ".join(f"{c.get('field', '')}: {c.get('message', '')}" for c in causes)
+    else:
+        reasons = f": {match['denial'] if match else message}"
+    if len(causes) > 1:
+        reasons = f"[{reasons}]"
+    return f'The {kind} "{name}" is invalid: {reasons}'
+
+
+def decision_of(response: dict[str, Any]) -> str:
+    """Name the banner: allowed, warned (allowed with warnings) or denied."""
+    if not response.get("allowed"):
+        return "denied"
+    return "warned" if response.get("warnings") else "allowed"
+
+
+def summarize(values: dict[str, str]) -> dict[str, Any]:
+    """Evaluate the form values and return what the result partial shows."""
+    payload = payload_from(values)
+    try:
+        response = vap.evaluate(payload)
+    except NotImplementedError:
+        return {"unavailable": True}
+    problems = [
+        {**p, "paneLabel": PANE_LABELS.get(p.get("pane"), p.get("pane") or "")} for p in response.get("problems") or []
+    ]
+    return {
+        "unavailable": False,
+        "response": response,
+        "decision": decision_of(response),
+        "kubectl": kubectl_text(response),
+        "problems": problems,
+        "request": response.get("request") if isinstance(response.get("request"), dict) else None,
+    }
+
+
+@bp.app_template_filter("pretty_json")
+def pretty_json(value: Any) -> str:
+    """Show a CEL value as indented JSON (autoescaped by the template like any text)."""
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def _page(values: dict[str, str], example: examples.Example | None) -> Response:
+    versions, default_version = kubernetes_versions()
+    html = render_template(
+        "index.html",
+        values=values,
+        example=example,
+        gallery=examples.all_examples(),
+        result=summarize(values),
+        panes=PANES,
+        operations=OPERATIONS,
+        versions=versions,
+        default_version=default_version,
+        default_request=examples.DEFAULT_REQUEST,
+    )
+    return make_response(html)
+
+
+@bp.get("/")
+def index() -> Response:
+    """Show the playground, opened on the example named in ?example= or the first one."""
+    name = request.args.get("example")
+    example = examples.get(name) if name else examples.default()
+    if example is None:
+        abort(404, description=f"There is no example called {name!r}.")
+    return _page(example.form(), example)
+
+
+@bp.post("/evaluate")
+def evaluate() -> Response:
+    """Evaluate the form: the result partial for htmx, the whole page otherwise."""
+    values = form_values(request.form)
+    if request.headers.get("HX-Request"):
+        response = make_response(render_template("_result.html", result=summarize(values)))
+    else:
+        response = _page(values, None)
+    response.vary.add("HX-Request")
+    return response
+
+
+@bp.after_request
+def protect(response: Response) -> Response:
+    """Send the page's Content-Security-Policy with every page and partial."""
+    response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    return response
+
+
+@bp.errorhandler(404)
+@bp.errorhandler(413)
+@bp.errorhandler(500)
+def error(exc: Any) -> Response:
+    """Show an HTTP error as the result region, so htmx can swap it in like a result."""
+    code = getattr(exc, "code", 500) or 500
+    description = getattr(exc, "description", None) or "Something went wrong."
+    if code == 413:
+        description = "The form is larger than this playground accepts; shorten the panes and try again."
+    if code == 500:
+        description = "The playground failed on this input. This is a bug; the server log has the details."
+    template = "_error.html" if request.headers.get("HX-Request") else "error.html"
+    return make_response(render_template(template, code=code, description=description), code)

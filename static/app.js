@@ -1,0 +1,165 @@
+// Admission Playground page behaviour: code editors over the form's textareas,
+// the Ctrl/Cmd+Enter shortcut, and problem markers in the editors.
+// The form stays the state: every editor writes its text back to its textarea on change.
+(function () {
+  "use strict";
+
+  var editors = {};        // pane name -> CodeMirror instance
+  var markers = [];        // cleanup functions for the current problem markers
+
+  function form() {
+    return document.getElementById("playground");
+  }
+
+  function setUpEditor(textarea) {
+    if (typeof CodeMirror === "undefined") {
+      return;              // the plain textareas still work
+    }
+    var cm = CodeMirror.fromTextArea(textarea, {
+      mode: "yaml",
+      lineNumbers: true,
+      matchBrackets: true,
+      autoCloseBrackets: true,
+      styleActiveLine: true,
+      indentUnit: 2,
+      tabSize: 2,
+      indentWithTabs: false,
+      lineWrapping: false,
+      viewportMargin: Infinity,
+      screenReaderLabel: textarea.dataset.label,
+      gutters: ["CodeMirror-linenumbers", "problem-gutter"],
+      extraKeys: {
+        // YAML wants spaces: Tab indents, Shift-Tab dedents.
+        "Tab": function (editor) {
+          if (editor.somethingSelected()) {
+            editor.indentSelection("add");
+          } else {
+            editor.replaceSelection("  ", "end");
+          }
+        },
+        "Shift-Tab": function (editor) { editor.indentSelection("subtract"); }
+      }
+    });
+    cm.on("change", function () { cm.save(); });
+    // Keyboard users leave the editor with Esc then Tab (or Shift-Tab).
+    cm.on("keydown", function (editor, event) {
+      if (event.key === "Escape") {
+        editor.state.tabLeaves = true;
+      } else if (event.key === "Tab" && editor.state.tabLeaves) {
+        event.codemirrorIgnore = true;
+        editor.state.tabLeaves = false;
+      } else if (["Shift", "Control", "Alt", "Meta"].indexOf(event.key) < 0) {
+        editor.state.tabLeaves = false;
+      }
+    });
+    cm.on("focus", function (editor) { editor.state.tabLeaves = false; });
+    var details = textarea.closest("details");
+    if (details) {
+      details.addEventListener("toggle", function () {
+        if (details.open) { cm.refresh(); }
+      });
+    }
+    cm.getWrapperElement().dataset.pane = textarea.dataset.editor;
+    editors[textarea.dataset.editor] = cm;
+  }
+
+  function evaluate() {
+    var f = form();
+    if (!f) { return; }
+    Object.keys(editors).forEach(function (name) { editors[name].save(); });
+    if (f.requestSubmit) {
+      f.requestSubmit(document.getElementById("evaluate"));
+    } else {
+      f.submit();
+    }
+  }
+
+  function clearMarkers() {
+    markers.forEach(function (undo) { undo(); });
+    markers = [];
+  }
+
+  function markProblem(item) {
+    var cm = editors[item.dataset.pane];
+    var line = parseInt(item.dataset.line, 10);
+    if (!cm || isNaN(line)) { return; }
+    line = Math.min(Math.max(line - 1, 0), cm.lineCount() - 1);
+    var column = parseInt(item.dataset.column, 10);
+    var severity = item.dataset.severity === "warning" ? "warning" : "error";
+    var marker = document.createElement("span");
+    marker.className = "problem-marker problem-" + severity;
+    marker.textContent = severity === "error" ? "●" : "▲";
+    marker.title = item.dataset.message;
+    marker.setAttribute("role", "img");
+    marker.setAttribute("aria-label", severity + ": " + item.dataset.message);
+    var handle = cm.setGutterMarker(line, "problem-gutter", marker);
+    cm.addLineClass(handle, "background", "problem-line");
+    var from = isNaN(column) ? 0 : Math.max(column - 1, 0);
+    var text = cm.getLine(line) || "";
+    var mark = null;
+    if (from < text.length) {
+      mark = cm.markText({line: line, ch: from}, {line: line, ch: text.length},
+        {className: "problem-text problem-text-" + severity, title: item.dataset.message});
+    }
+    var details = cm.getTextArea().closest("details");
+    if (details && !details.open) { details.open = true; }
+    markers.push(function () {
+      cm.setGutterMarker(handle, "problem-gutter", null);
+      cm.removeLineClass(handle, "background", "problem-line");
+      if (mark) { mark.clear(); }
+    });
+  }
+
+  function showResult() {
+    clearMarkers();
+    var result = document.getElementById("result");
+    if (!result) { return; }
+    result.querySelectorAll("[data-problem]").forEach(markProblem);
+    var announce = document.getElementById("announce");
+    var banner = result.querySelector("[data-banner]");
+    if (announce && banner) {
+      announce.textContent = banner.textContent.replace(/\s+/g, " ").trim();
+    }
+  }
+
+  function goTo(item) {
+    var cm = editors[item.dataset.pane];
+    var line = parseInt(item.dataset.line, 10);
+    if (!cm) {
+      var textarea = document.getElementById("pane-" + item.dataset.pane);
+      if (textarea) { textarea.focus(); }
+      return;
+    }
+    var details = cm.getTextArea().closest("details");
+    if (details && !details.open) { details.open = true; cm.refresh(); }
+    if (!isNaN(line)) {
+      var column = parseInt(item.dataset.column, 10);
+      cm.setCursor({line: line - 1, ch: isNaN(column) ? 0 : column - 1});
+    }
+    cm.focus();
+    cm.getWrapperElement().scrollIntoView({block: "center"});
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll("textarea[data-editor]").forEach(setUpEditor);
+    document.documentElement.classList.add("js");
+    showResult();
+  });
+
+  // Ctrl+Enter or Cmd+Enter anywhere on the page evaluates; the capture phase runs before
+  // CodeMirror's own key handling, and preventDefault keeps it from inserting a newline.
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && form()) {
+      event.preventDefault();
+      evaluate();
+    }
+  }, true);
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("[data-goto]");
+    if (button) { goTo(button.closest("[data-problem]")); }
+  });
+
+  // After each swap of the result region (results and error responses alike).
+  document.addEventListener("htmx:afterSettle", showResult);
+}());
