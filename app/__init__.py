@@ -27,15 +27,20 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         # Largest request body accepted, in bytes (413 above it).
         MAX_CONTENT_LENGTH=1024 * 1024,
         MAX_FORM_MEMORY_SIZE=1024 * 1024,
+        # Shared scenarios: SQLite in DATA_DIR unless DATABASE_URL names a PostgreSQL database.
+        DATA_DIR=os.environ.get("DATA_DIR", "data"),
+        DATABASE_URL=os.environ.get("DATABASE_URL", ""),
+        SCENARIO_MAX_BYTES=256 * 1024,
     )
     if test_config is None:
         app.config.from_prefixed_env("PLAYGROUND")
     else:
         app.config.update(test_config)
 
-    from . import api
+    from . import api, shares
 
     app.register_blueprint(api.bp)
+    app.register_blueprint(shares.bp)
     try:
         from . import web
     except ImportError:  # the page is optional while it is being built

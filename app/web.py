@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any
 
-from flask import Blueprint, Response, abort, make_response, render_template, request
+from flask import Blueprint, Response, abort, current_app, make_response, redirect, render_template, request, url_for
 
 from . import examples, vap
 
@@ -172,6 +172,52 @@ def index() -> Response:
     if example is None:
         abort(404, description=f"There is no example called {name!r}.")
     return _page(example.form(), example)
+
+
+def render_playground(scenario: dict[str, Any], *, shared_id: str) -> Response:
+    """Show a shared scenario in the editors, evaluated, marked as a shared snapshot."""
+    values = {name: _pane_text(scenario.get(name)) for name, _, _ in PANES}
+    values["kubernetesVersion"] = str(scenario.get("kubernetesVersion") or "")
+    values["operation"] = ""
+    versions, default_version = kubernetes_versions()
+    html = render_template(
+        "index.html",
+        values=values,
+        example=None,
+        shared_id=shared_id,
+        gallery=examples.all_examples(),
+        result=summarize(values),
+        panes=PANES,
+        operations=OPERATIONS,
+        versions=versions,
+        default_version=default_version,
+        default_request=examples.DEFAULT_REQUEST,
+    )
+    return make_response(html)
+
+
+def _pane_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, indent=2)
+
+
+@bp.post("/share")
+def share() -> Response:
+    """Store the form's scenario and go to its link (the same scenario always gets the same link)."""
+    from . import shares, store
+
+    values = form_values(request.form)
+    shared_id, _ = store.share(shares.get_store(), payload_from(values),
+                               int(current_app.config.get("SCENARIO_MAX_BYTES", store.DEFAULT_MAX_BYTES)))
+    link = url_for("shares.shared_page", scenario_id=shared_id)
+    if request.headers.get("HX-Request"):
+        response = make_response("", 204)
+        response.headers["HX-Redirect"] = link  # htmx loads the shared page itself
+        return response
+    return redirect(link, 303)
 
 
 @bp.post("/evaluate")

@@ -13,6 +13,22 @@ builds its environments only from what this package returns:
 * ``check_expression(...)`` -> the apiserver's extra compile-time checks;
 * ``translate_runtime_error(text)`` -> cel-go's wording of an engine run-time error;
 * ``track_cost()`` / ``expression_cost(...)`` -> the cost of one evaluation.
+
+Known differences from kube-apiserver (each also stated where it is implemented):
+
+* Engine limits stricter than the apiserver: 9,999 comprehension iterations per evaluation and a
+  nesting depth of 32; ``translate_runtime_error`` / ``translate_compile_message`` word them as
+  engine limits (``is_engine_limit`` tells them apart). ``transformMap``/``transformMapEntry`` and
+  ``lists.range(<negative>)`` fail in the engine; reported as engine limitations too.
+* ``format.named()`` / ``Format.validate()`` return a stand-in optional: ``hasValue()``, ``value()``
+  (typed dyn) and ``optMap`` work; ``orValue()``/``or()`` on them fail at run time with a note.
+* ``list(A).indexOf(A)`` / ``lastIndexOf`` are declared ``list(dyn), dyn``; sum/min/max over
+  ``list(uint)`` return ints at run time; durations/timestamps lose sub-microsecond precision when
+  they pass through a library function.
+* Quantity ``isInteger()``/``asInteger()`` look at the value only (Kubernetes also looks at the
+  internal representation: ``quantity('1000m').isInteger()`` is false there, true here).
+* Optional library: 1.28 gets the engine's optional v1 (``optFlatMap`` compiles; cel-go 0.16 lacked it).
+* Cost: library calls are charged exactly at run time; the rest is an AST estimate (see ``cost``).
 """
 
 from __future__ import annotations
@@ -28,7 +44,7 @@ from ._decl import CostTracker
 from .authz import authorizer_activation, authorizer_value, register_backend, request_resource_value
 from .checks import CompileIssue, check_expression
 from .cost import PER_CALL_LIMIT, CostResult, expression_cost, track_cost
-from .errors import ENGINE_LIMIT_NOTE, is_engine_limit, translate_runtime_error
+from .errors import ENGINE_LIMIT_NOTE, is_engine_limit, translate_compile_message, translate_runtime_error
 from .versions import DEFAULT_VERSION, SUPPORTED_VERSIONS, environment_yaml, normalize_version, version_tuple
 
 __all__ = [
@@ -53,6 +69,7 @@ __all__ = [
     "register_backend",
     "request_resource_value",
     "track_cost",
+    "translate_compile_message",
     "translate_runtime_error",
     "version_tuple",
 ]

@@ -45,11 +45,15 @@ _LIBRARY_FUNCTIONS = {
     "resource", "subresource", "namespace", "name", "check", "allowed", "reason", "error", "errored",
     "fieldSelector", "labelSelector",
 }  # fmt: skip
+# string functions: cost = ceil(receiver size * 0.1 * factor) (cel-go / cost.go formulas)
 _STRING_FUNCTIONS = {
     "contains": 1, "startsWith": 1, "endsWith": 1, "lowerAscii": 1, "upperAscii": 1, "trim": 1,
-    "substring": 1, "charAt": 0, "indexOf": 1, "lastIndexOf": 1, "replace": 2, "split": 2, "join": 2,
-    "format": 1, "strings.quote": 1,
+    "substring": 1, "indexOf": 1, "lastIndexOf": 1, "replace": 2, "split": 2, "strings.quote": 1,
 }  # fmt: skip
+# functions whose result has the size of their receiver / argument (for size propagation)
+_SAME_SIZE = {"lowerAscii", "upperAscii", "trim", "replace", "string", "dyn"}
+_SETS = {"sets.contains": 1, "sets.intersects": 1, "sets.equivalent": 2}
+_FREE = {"_&&_", "_||_", "_?_:_"}
 
 
 @dataclass
@@ -102,13 +106,20 @@ def _resolve(e: Any, data: Mapping[str, Any], scopes: dict[str, Any]) -> Any:
                 return None
         return None
     if kind == "list_expr":
-        return [None] * len(e.list_expr.elements)
+        return [_resolve(x, data, scopes) for x in e.list_expr.elements]
     if kind == "const_expr":
         c = e.const_expr
         k = c.WhichOneof("constant_kind")
         return getattr(c, k) if k else None
-    if kind == "call_expr" and e.call_expr.function in ("map", "filter"):
-        return None
+    if kind == "struct_expr" and not e.struct_expr.message_name:
+        out: dict[Any, Any] = {}
+        for i, entry in enumerate(e.struct_expr.entries):
+            key = _resolve(entry.map_key, data, scopes)
+            try:
+                out[key if key is not None else ("?", i)] = _resolve(entry.value, data, scopes)
+            except TypeError:
+                out[("?", i)] = None
+        return out
     return None
 
 
@@ -168,45 +179,83 @@ def _cost(e: Any, data: Mapping[str, Any], scopes: dict[str, Any], depth: int = 
         target = [call.target] if call.HasField("target") else []
         sub = sum(_cost(x, data, scopes, depth + 1) for x in target + args)
         if fn in _LIBRARY_FUNCTIONS and not (fn in ("indexOf", "lastIndexOf") and _is_string_call(call, data, scopes)):
-            return sub  # counted at run time by the implementation
+            return sub  # charged at run time by the implementation, with cost.go's formula
+        if fn in _FREE:
+            return sub
+        receiver = call.target if target else (args[0] if args else None)
         if fn in _STRING_FUNCTIONS:
-            recv = (
-                _resolve(call.target, data, scopes) if target else (_resolve(args[0], data, scopes) if args else None)
-            )
-            factor = _STRING_FUNCTIONS[fn]
-            size = _size(recv) if isinstance(recv, str | list) else 1
-            return sub + 1 + math.ceil(size * 0.1 * factor)
-        if fn in ("matches",):
-            recv = _resolve(call.target if target else args[0], data, scopes)
-            pattern = _resolve(args[-1], data, scopes)
-            s = _size(recv) if isinstance(recv, str) else 1
-            r = _size(pattern) if isinstance(pattern, str) else 1
-            return sub + math.ceil((1 + s) * 0.1) * math.ceil(r * 0.25)
-        if fn in ("_==_", "_!=_"):
-            left = _resolve(args[0], data, scopes) if args else None
-            right = _resolve(args[1], data, scopes) if len(args) > 1 else None
-            if isinstance(left, str | bytes) or isinstance(right, str | bytes):
-                return sub + 1 + math.ceil(min(_size(left), _size(right)) * 0.1)
+            size = _size_of(receiver, data, scopes) if receiver is not None else None
+            return sub + math.ceil((size or 0) * 0.1 * _STRING_FUNCTIONS[fn])
+        if fn == "join":
+            items = _resolve(receiver, data, scopes) if receiver is not None else None
+            sep = _size_of(args[0], data, scopes) if args else 0
+            if isinstance(items, list) and all(isinstance(i, str) for i in items):
+                total = sum(len(i) for i in items) + (sep or 0) * max(0, len(items) - 1)
+                return sub + math.ceil(total * 2 * 0.1)
             return sub + 1
-        if fn in ("_+_",):
-            left = _resolve(args[0], data, scopes) if args else None
-            if isinstance(left, str | list):
-                right = _resolve(args[1], data, scopes) if len(args) > 1 else None
-                return sub + 1 + math.ceil((_size(left) + _size(right)) * 0.1)
+        if fn in _SETS and len(args) == 2:
+            a, b = _resolve(args[0], data, scopes), _resolve(args[1], data, scopes)
+            if isinstance(a, list) and isinstance(b, list):
+                return sub + 1 + _SETS[fn] * len(a) * len(b)
             return sub + 1
-        if fn == "_in_":
+        if fn == "matches":
+            s_size = _size_of(receiver, data, scopes) or 0
+            r_size = _size_of(args[-1], data, scopes) or 0
+            return sub + math.ceil((1 + s_size) * 0.1) * math.ceil(r_size * 0.25)
+        if fn in ("_==_", "_!=_") and len(args) == 2:
+            sizes = [
+                x for x in (_string_size(args[0], data, scopes), _string_size(args[1], data, scopes)) if x is not None
+            ]
+            if sizes:
+                return sub + math.ceil(min(sizes) * 0.1)
+            return sub + 1
+        if fn == "_+_" and len(args) == 2:
+            sizes = [_size_of(a, data, scopes) for a in args]
+            if all(isinstance(x, int) for x in sizes) and _string_size(args[0], data, scopes) is not None:
+                return sub + math.ceil((sizes[0] + sizes[1]) * 0.1)
+            return sub + 1
+        if fn == "@in" or fn == "_in_":
             coll = _resolve(args[1], data, scopes) if len(args) > 1 else None
             if isinstance(coll, list):
-                return sub + 1 + len(coll)
-            return sub + 1
-        if (
-            fn == "size"
-            or fn.startswith("_")
-            or fn in ("int", "uint", "double", "string", "bytes", "bool", "dyn", "type")
-        ):
+                return sub + max(1, len(coll))
             return sub + 1
         return sub + 1
     return 1
+
+
+def _string_size(e: Any, data: Mapping[str, Any], scopes: dict[str, Any]) -> int | None:
+    kind = e.WhichOneof("expr_kind")
+    if kind == "const_expr":
+        c = e.const_expr
+        return len(c.string_value) if c.WhichOneof("constant_kind") == "string_value" else None
+    if kind == "call_expr":
+        call = e.call_expr
+        if call.function in _SAME_SIZE or call.function == "strings.quote":
+            return _size_of(e, data, scopes)
+        return None
+    value = _resolve(e, data, scopes)
+    return len(value) if isinstance(value, str) else None
+
+
+def _size_of(e: Any, data: Mapping[str, Any], scopes: dict[str, Any]) -> int | None:
+    """Size of the value of an expression when it can be known from the AST and the input."""
+    kind = e.WhichOneof("expr_kind")
+    if kind == "call_expr":
+        call = e.call_expr
+        inner = call.target if call.HasField("target") else (call.args[0] if call.args else None)
+        if inner is not None and call.function in _SAME_SIZE:
+            return _size_of(inner, data, scopes)
+        if inner is not None and call.function == "strings.quote":
+            size = _size_of(inner, data, scopes)
+            return None if size is None else size + 2
+        if call.function == "_+_" and len(call.args) == 2:
+            a, b = (_size_of(x, data, scopes) for x in call.args)
+            return None if a is None or b is None else a + b
+        return None
+    value = _resolve(e, data, scopes)
+    if isinstance(value, str | bytes | list | dict):
+        return len(value)
+    return None
 
 
 def _is_string_call(call: Any, data: Mapping[str, Any], scopes: dict[str, Any]) -> bool:

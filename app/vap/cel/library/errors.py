@@ -104,6 +104,12 @@ def translate_runtime_error(text: str) -> str:
     m = _INDEX.match(text)
     if m:
         return "index out of bounds: " + m.group(1)
+    if text.strip() in ("No matching overloads found : orValue", "No matching overloads found : or"):
+        fn = text.rsplit(":", 1)[1].strip()
+        return (
+            f"no such overload (if the receiver is a format.named() or Format.validate() result: the playground's "
+            f"CEL engine cannot apply {fn}() to it, kube-apiserver can; use hasValue()/value() instead)"
+        )
     if _NO_OVERLOAD.match(text) or text.startswith("Index error: expected integer type"):
         return "no such overload"
     if text.startswith("Invalid container type") or text.startswith("Invalid map key type"):
@@ -121,6 +127,11 @@ def translate_runtime_error(text: str) -> str:
             "transformMap/transformMapEntry cannot be evaluated by the playground's CEL engine (a known bug of "
             "the cel-expr-python binding); kube-apiserver supports them from 1.32"
         )
+    if "vector::reserve" in text:
+        return (
+            "lists.range() with a negative count stops the playground's CEL engine (cel-cpp); kube-apiserver "
+            "returns an empty list"
+        )
     if "Iteration budget exceeded" in text or "Exceeded max recursion depth" in text:
         return text + ": " + ENGINE_LIMIT_NOTE
     return text
@@ -130,5 +141,31 @@ def is_engine_limit(text: str) -> bool:
     """True when an error comes from a limit or bug of the engine that kube-apiserver does not have."""
     return any(
         marker in text
-        for marker in ("Iteration budget exceeded", "max recursion depth", ENGINE_LIMIT_NOTE, "cel.@mapInsert", "playground's CEL engine")
+        for marker in (
+            "vector::reserve",
+            "Iteration budget exceeded",
+            "max recursion depth",
+            ENGINE_LIMIT_NOTE,
+            "cel.@mapInsert",
+            "playground's CEL engine",
+        )
     )
+
+
+_RECURSION = re.compile(r"Exceeded max recursion depth of (\d+)")
+
+
+def translate_compile_message(message: str) -> str:
+    """A compile-issue message as kube-apiserver's users should read it.
+
+    The engine's parser and planner stop at a nesting depth of 32 (e.g. 33 chained ``+`` or 31
+    chained ``.map()``); cel-go's limits are far higher, so such an expression compiles in the
+    apiserver. The message says so instead of looking like an error in the expression.
+    """
+    m = _RECURSION.search(message)
+    if m:
+        return (
+            f"expression nesting exceeds the playground's CEL engine limit (depth {m.group(1)}); "
+            "kube-apiserver accepts it: " + ENGINE_LIMIT_NOTE
+        )
+    return message

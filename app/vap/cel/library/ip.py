@@ -2,7 +2,6 @@
 
 Addresses are parsed the way Go's ``net/netip`` does (no leading zeros in IPv4 fields, zones parsed
 but then rejected by Kubernetes, IPv4-mapped IPv6 rejected), with netip's error texts for IPv4.
-Approximation: IPv6 syntax errors are reported with a generic netip-style text.
 """
 
 from __future__ import annotations
@@ -77,19 +76,75 @@ def _parse_v4_fields(s: str, whole: str) -> bytes:
     return bytes(fields)
 
 
-def _parse_v6(s: str) -> Addr:
-    body, zone = s, ""
+def _parse_v6(text: str) -> Addr:
+    """net/netip parseIPv6, with its error texts."""
+    s, zone = text, ""
     if "%" in s:
-        body, _, zone = s.partition("%")
+        s, _, zone = s.partition("%")
         if zone == "":
-            raise _addr_error(s, "zone must be a non-empty string")
-    if "." in body:
-        _parse_v4_fields(body.rpartition(":")[2], s)
-    try:
-        raw = ipaddress.IPv6Address(body).packed
-    except ValueError:
-        raise _addr_error(s, "unable to parse IP") from None
-    return Addr(raw, zone)
+            raise _addr_error(text, "zone must be a non-empty string")
+    ip = bytearray(16)
+    ellipsis = -1
+    if len(s) >= 2 and s[0] == ":" and s[1] == ":":
+        ellipsis = 0
+        s = s[2:]
+        if not s:
+            return Addr(bytes(ip), zone)
+    i = 0
+    while i < 16:
+        off, acc = 0, 0
+        while off < len(s):
+            c = s[off]
+            if c in "0123456789abcdefABCDEF" and c.isascii():
+                acc = (acc << 4) + int(c, 16)
+            else:
+                break
+            if off > 3:
+                raise _addr_error(text, "each group must have 4 or less digits", s)
+            if acc > 0xFFFF:
+                raise _addr_error(text, "IPv6 field has value >=2^16", s)
+            off += 1
+        if off == 0:
+            raise _addr_error(text, "each colon-separated field must have at least one digit", s)
+        if off < len(s) and s[off] == ".":
+            if ellipsis < 0 and i != 12:
+                raise _addr_error(text, "embedded IPv4 address must replace the final 2 fields of the address", s)
+            if i + 4 > 16:
+                raise _addr_error(text, "too many hex fields to fit an embedded IPv4 at the end of the address", s)
+            ip[i : i + 4] = _parse_v4_fields(s, text)
+            s = ""
+            i += 4
+            break
+        ip[i] = acc >> 8
+        ip[i + 1] = acc & 0xFF
+        i += 2
+        s = s[off:]
+        if not s:
+            break
+        if s[0] != ":":
+            raise _addr_error(text, "unexpected character, want colon", s)
+        if len(s) == 1:
+            raise _addr_error(text, "colon must be followed by more characters", s)
+        s = s[1:]
+        if s[0] == ":":
+            if ellipsis >= 0:
+                raise _addr_error(text, "multiple :: in address", s)
+            ellipsis = i
+            s = s[1:]
+            if not s:
+                break
+    if s:
+        raise _addr_error(text, "trailing garbage after address", s)
+    if i < 16:
+        if ellipsis < 0:
+            raise _addr_error(text, "address string too short")
+        n = 16 - i
+        for j in range(i - 1, ellipsis - 1, -1):
+            ip[j + n] = ip[j]
+        ip[ellipsis : ellipsis + n] = bytes(n)
+    elif ellipsis >= 0:
+        raise _addr_error(text, "the :: must expand to at least one field of zeros", s)
+    return Addr(bytes(ip), zone)
 
 
 def parse_addr(s: str) -> Addr:

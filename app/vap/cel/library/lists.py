@@ -13,7 +13,6 @@ heterogeneous equality).
 from __future__ import annotations
 
 import datetime
-import math
 from typing import Any
 
 from . import types as tp
@@ -66,9 +65,7 @@ def _sum(lst: list) -> Any:
         acc = acc + item
         if isinstance(acc, int) and not -(1 << 63) <= acc < (1 << 63):
             raise LibraryError("integer overflow")
-    if isinstance(acc, float) and math.isinf(acc) and not any(isinstance(x, float) and math.isinf(x) for x in lst):
-        return acc
-    return acc
+    return _to_engine(acc)
 
 
 def _pick(name: str, prefer: int):
@@ -79,7 +76,7 @@ def _pick(name: str, prefer: int):
         for item in lst[1:]:
             if cel_compare(result, item) == prefer:
                 result = item
-        return result
+        return _to_engine(result)
 
     return pick
 
@@ -96,6 +93,24 @@ def _last_index_of(lst: list, item: Any) -> int:
         if cel_equal(lst[i], item):
             return i
     return -1
+
+
+def _to_engine(value: Any) -> Any:
+    """Values returned through a dyn-typed implementation: the engine converts protobuf well-known
+    types (Duration, Timestamp) to CEL durations and timestamps, not Python's datetime types."""
+    if isinstance(value, datetime.timedelta):
+        from google.protobuf import duration_pb2
+
+        d = duration_pb2.Duration()
+        d.FromTimedelta(value)
+        return d
+    if isinstance(value, datetime.datetime):
+        from google.protobuf import timestamp_pb2
+
+        ts = timestamp_pb2.Timestamp()
+        ts.FromDatetime(value)
+        return ts
+    return value
 
 
 def _never_list() -> Any:

@@ -1,0 +1,222 @@
+"""Shared scenarios over HTTP: the JSON API, the YAML export and import, and the /s/<id> page.
+
+This module only maps HTTP to :mod:`app.store` (format, ids, storage) and shows results of
+:func:`app.vap.evaluate`; it holds no policy logic.
+
+    POST /api/v1/scenarios              a scenario (JSON, or a scenario file as YAML) → 201 {id, url}, 200 if known
+    GET  /api/v1/scenarios/<id>         the scenario, as stored
+    GET  /api/v1/scenarios/<id>/export  the scenario file (YAML download)
+    POST /api/v1/scenarios/import       a scenario file (body or multipart `file`) → the scenario as JSON
+    GET  /s/<id>                        the page, marked as a shared snapshot
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    current_app,
+    jsonify,
+    make_response,
+    render_template,
+    render_template_string,
+    request,
+)
+from werkzeug.exceptions import RequestEntityTooLarge
+
+from . import store as scenarios
+from . import vap
+
+bp = Blueprint("shares", __name__)
+
+EXTENSION = "scenario_store"
+_YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")
+_open_lock = threading.Lock()
+
+
+def get_store(app: Flask | None = None) -> scenarios.Store:
+    """Return the app's store, opening it (and migrating the schema) on first use in this process."""
+    app = app or current_app._get_current_object()  # type: ignore[attr-defined]
+    store = app.extensions.get(EXTENSION)
+    if store is None:
+        with _open_lock:
+            store = app.extensions.get(EXTENSION)
+            if store is None:
+                # The app's config first; the plain environment variables the issue names otherwise.
+                data_dir = app.config.get("DATA_DIR", os.environ.get("DATA_DIR")) or "data"
+                database_url = app.config.get("DATABASE_URL", os.environ.get("DATABASE_URL")) or None
+                store = scenarios.open_store(data_dir, database_url)
+                app.extensions[EXTENSION] = store
+    return store
+
+
+def _limit() -> int:
+    return int(current_app.config.get("SCENARIO_MAX_BYTES") or scenarios.DEFAULT_MAX_BYTES)
+
+
+def _error(message: str, code: int) -> tuple[Response, int]:
+    return jsonify(error=message), code
+
+
+def _pretty(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def _is_yaml() -> bool:
+    return (request.mimetype or "") in _YAML_TYPES
+
+
+def _lookup(scenario_id: str) -> dict[str, Any] | None:
+    if not scenarios.is_valid_id(scenario_id):
+        return None
+    return get_store().get(scenario_id)
+
+
+def _not_found(scenario_id: str) -> tuple[Response, int]:
+    return _error(f"there is no shared scenario with id {scenario_id[:64]!r}", 404)
+
+
+@bp.post("/api/v1/scenarios")
+def create() -> tuple[Response, int]:
+    """Share a scenario: 201 with its id and link when new, 200 with the same when already shared."""
+    try:
+        if _is_yaml():
+            payload: Any = scenarios.parse_yaml(request.get_data())
+        else:
+            payload = request.get_json(force=True, silent=True)
+            if payload is None:
+                return _error("the request body must be a JSON object (the panes of a scenario) "
+                              "or a scenario file with Content-Type: application/yaml", 400)
+        _, body = scenarios.prepare(payload, _limit())
+    except scenarios.ScenarioTooLarge as exc:
+        return _error(str(exc), 413)
+    except scenarios.ScenarioError as exc:
+        return _error(str(exc), 400)
+    scenario_id, created = get_store().put(body)
+    response = jsonify(id=scenario_id, url=f"/s/{scenario_id}")
+    response.headers["Location"] = f"/s/{scenario_id}"
+    return response, 201 if created else 200
+
+
+@bp.get("/api/v1/scenarios/<scenario_id>")
+def read(scenario_id: str) -> Response | tuple[Response, int]:
+    """Return a shared scenario exactly as it was stored."""
+    scenario = _lookup(scenario_id)
+    if scenario is None:
+        return _not_found(scenario_id)
+    response = jsonify(scenario)
+    response.headers["Cache-Control"] = "public, max-age=31536000, immutable"
+    return response
+
+
+@bp.get("/api/v1/scenarios/<scenario_id>/export")
+def export(scenario_id: str) -> Response | tuple[Response, int]:
+    """Download a shared scenario as a scenario file."""
+    scenario = _lookup(scenario_id)
+    if scenario is None:
+        return _not_found(scenario_id)
+    response = make_response(scenarios.render_yaml(scenario, shared_id=scenario_id))
+    response.mimetype = "application/yaml"
+    response.headers["Content-Disposition"] = f'attachment; filename="scenario-{scenario_id}.yaml"'
+    return response
+
+
+@bp.post("/api/v1/scenarios/import")
+def import_file() -> Response | tuple[Response, int]:
+    """Read a scenario file (the body, or a multipart field `file`) and return the scenario; store nothing."""
+    upload = request.files.get("file")
+    text = upload.read() if upload is not None else request.get_data()
+    try:
+        scenario, _ = scenarios.prepare(scenarios.parse_yaml(text), _limit())
+    except scenarios.ScenarioTooLarge as exc:
+        return _error(str(exc), 413)
+    except scenarios.ScenarioError as exc:
+        return _error(f"not a scenario file: {exc}", 400)
+    return jsonify(scenario)
+
+
+@bp.get("/s/<scenario_id>")
+def shared_page(scenario_id: str) -> Response:
+    """Show a shared scenario and its result, marked as a shared snapshot."""
+    scenario = _lookup(scenario_id)
+    if scenario is None:
+        html = render_template("shared_404.html", scenario_id=scenario_id[:64])
+        return make_response(html, 404)
+    try:
+        from . import web  # imported here: the page module may still be missing or being built
+    except ImportError:
+        web = None
+    render_playground = getattr(web, "render_playground", None)
+    if render_playground is not None:
+        return make_response(render_playground(scenario, shared_id=scenario_id))
+    payload = {k: v for k, v in scenario.items() if k != "testCases"}
+    try:
+        result: dict[str, Any] | None = vap.evaluate(payload)
+        failure = None
+    except (ValueError, NotImplementedError) as exc:
+        result, failure = None, str(exc)
+    except Exception:  # a bug in the core must not hide what was shared
+        current_app.logger.exception("evaluating shared scenario %s failed", scenario_id)
+        result, failure = None, "the evaluation failed; this is a bug and the server log has the details"
+    panes = [(pane, value if isinstance(value, str) else _pretty(value))
+             for pane in scenarios.PANES if (value := scenario.get(pane)) is not None]
+    html = render_template_string(_SNAPSHOT_PAGE, scenario_id=scenario_id, panes=panes,
+                                  version=scenario.get("kubernetesVersion"), result=result,
+                                  result_json=_pretty(result), failure=failure)
+    return make_response(html)
+
+
+@bp.errorhandler(RequestEntityTooLarge)
+def too_large(exc: RequestEntityTooLarge) -> tuple[Response, int]:
+    return _error(f"the request body is larger than the limit of {request.max_content_length} bytes; "
+                  f"shared scenarios are limited to {_limit()} bytes", 413)
+
+
+@bp.errorhandler(scenarios.StoreUnavailable)
+def unavailable(exc: scenarios.StoreUnavailable) -> tuple[Response, int]:
+    current_app.logger.warning("scenario store unavailable: %s", exc)
+    if not request.path.startswith("/api/"):
+        html = render_template("error.html", code=503,
+                               description="Shared scenarios cannot be read right now; try again in a moment.")
+        return make_response(html), 503
+    return _error("the scenario store is unavailable; nothing was stored, try again in a moment", 503)
+
+
+# The page used until app.web provides render_playground(scenario, shared_id=...): the panes
+# read-only and the result, every value autoescaped.
+_SNAPSHOT_PAGE = """{% extends "base.html" %}
+{% block title %}Shared scenario {{ scenario_id }} · Admission Playground{% endblock %}
+{% block content %}
+<main class="shared-snapshot">
+  <p class="snapshot-banner" role="status"><strong>Shared snapshot</strong> <code>{{ scenario_id }}</code>:
+    read-only; this link always shows exactly this scenario. Editing and sharing again makes a new link.
+    <a href="{{ url_for('shares.export', scenario_id=scenario_id) }}" download>Export YAML</a></p>
+  {% if version %}<p>Kubernetes version: <code>{{ version }}</code></p>{% endif %}
+  <section id="editors" aria-label="Scenario">
+  {% for pane, text in panes %}
+    <h2>{{ pane }}</h2>
+    <pre class="pane" data-pane="{{ pane }}">{{ text }}</pre>
+  {% endfor %}
+  </section>
+  <section class="result" aria-label="Result">
+  {% if result is none %}
+    <h2>Result</h2><p>The playground could not evaluate this scenario: {{ failure }}</p>
+  {% else %}
+    <h2>Result: {{ "allowed" if result.allowed else "denied" }}</h2>
+    {% if result.status %}<p class="status">{{ result.status.code }} {{ result.status.reason }}:
+      {{ result.status.message }}</p>{% endif %}
+    {% for warning in result.warnings or [] %}<p class="warning">Warning: {{ warning }}</p>{% endfor %}
+    {% if result.problems %}<ul class="problems">{% for p in result.problems %}
+      <li>{{ p.pane }}{% if p.line %} line {{ p.line }}{% endif %}: {{ p.message }}</li>{% endfor %}</ul>{% endif %}
+    <details><summary>Full response</summary><pre>{{ result_json }}</pre></details>
+  {% endif %}
+  </section>
+</main>
+{% endblock %}
+"""

@@ -1,0 +1,1 @@
+"""Small benchmarks of the playground (run with ``python -m benchmarks.<name>``)."""

@@ -1,0 +1,226 @@
+"""Version selection, error translation, compile-time checks and engine limits of the CEL library."""
+
+from __future__ import annotations
+
+import pytest
+from cel_expr_python import cel as engine
+
+from app.vap import cel as c
+from app.vap.cel import library
+from app.vap.cel.library import errors, versions
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _library_extensions():
+    """Until the adapter passes ``extensions=library.extensions(version)`` to NewEnv, add them here."""
+    original = engine.NewEnv
+
+    def new_env(*args, **kwargs):
+        if "extensions" not in kwargs and "config" in kwargs:
+            first = kwargs["config"].to_yaml().split("\n", 1)[0]
+            if "kubernetes-" in first:
+                kwargs["extensions"] = library.extensions(first.split("kubernetes-", 1)[1].strip().strip('"'))
+        return original(*args, **kwargs)
+
+    engine.NewEnv = new_env
+    c.environment.cache_clear()
+    c.compile_expression.cache_clear()
+    yield
+    engine.NewEnv = original
+    c.environment.cache_clear()
+    c.compile_expression.cache_clear()
+
+
+def compile_(expr: str, version: str = "1.34", kind: str = c.VARIABLE) -> c.Compiled:
+    return c.compile_expression(expr, kind, c.Declarations(version=version))
+
+
+# --- versions -------------------------------------------------------------------------------------
+
+
+def test_supported_versions_and_default():
+    assert library.SUPPORTED_VERSIONS[0] == "1.28"
+    assert library.DEFAULT_VERSION == library.SUPPORTED_VERSIONS[-1]
+    assert library.version_tuple("1.34") == (1, 34)
+    assert library.version_tuple("v1.30.2") == (1, 30)
+    with pytest.raises(ValueError):
+        library.version_tuple("latest")
+    assert library.normalize_version(None) == library.DEFAULT_VERSION
+    assert library.normalize_version("1.20") == "1.28"
+    assert library.normalize_version("1.99") == library.DEFAULT_VERSION
+
+
+@pytest.mark.parametrize("version", library.SUPPORTED_VERSIONS)
+def test_every_version_builds_and_evaluates(version):
+    comp = compile_("[1, 2].sum() == 3 && 'a'.find('a') == 'a' && isURL('/x')", version)
+    assert comp.error is None
+    assert c.evaluate(comp, {"object": None}) is True
+
+
+@pytest.mark.parametrize(
+    ("expr", "introduced"),
+    [
+        ("quantity('1').isInteger()", "1.28"),
+        ("'%d'.format([1]) == '1'", "1.29"),
+        ("sets.contains([1], [1])", "1.29"),
+        ("isIP('1.2.3.4')", "1.30"),
+        ("isCIDR('1.2.3.0/24')", "1.30"),
+        ("format.named('uuid').hasValue()", "1.31"),
+        ("[1].all(i, v, v > 0)", "1.32"),
+        ("isSemver('1.0.0')", "1.33"),
+        ("[1].first().hasValue()", "1.33"),
+        ("[2, 1].sort() == [1, 2]", "1.34"),
+    ],
+)
+def test_library_availability_follows_the_version(expr, introduced):
+    v = library.version_tuple(introduced)
+    for version in library.SUPPORTED_VERSIONS:
+        comp = compile_(expr, version)
+        if library.version_tuple(version) >= v:
+            assert comp.error is None, (version, comp.error)
+            assert c.evaluate(comp, {"object": None}) is True
+        else:
+            assert comp.error is not None and comp.error.startswith("compilation failed: ERROR: <input>:1:"), version
+
+
+def test_environment_yaml_per_version():
+    old, new = versions.environment_yaml("1.28"), versions.environment_yaml("1.34")
+    assert "name: strings\n  version: 0" in old and "sets" not in old
+    assert "name: strings\n  version: 2" in new and "- name: sets" in new and "- name: lists" in new
+    for text in (old, new):
+        assert "math" not in text and "encoders" not in text and "bindings" not in text
+
+
+def test_undeclared_function_error_text():
+    comp = compile_("isSemver('1.0.0')", "1.32")
+    assert comp.error == (
+        "compilation failed: ERROR: <input>:1:9: undeclared reference to 'isSemver' (in container '')\n"
+        " | isSemver('1.0.0')\n"
+        " | ........^"
+    )
+
+
+# --- compile-time checks ---------------------------------------------------------------------------
+
+
+def test_issue_positions_are_in_the_original_text():
+    comp = compile_("object.a == 1 &&\n  [1,\n   'b'].size() == 2")
+    assert [(i.line, i.column) for i in comp.issues] == [(3, 4)]
+    assert comp.issues[0].message == "expected type 'int' but found 'string'"
+
+
+def test_literal_validators_from_1_29():
+    assert compile_("duration('1x') > duration('0s')", "1.29").issues[0].message == "invalid duration argument"
+    assert compile_("duration('1x') > duration('0s')", "1.28").error is None
+    assert compile_("timestamp('x') > timestamp(0)", "1.34").issues[0].message == "invalid timestamp argument"
+    assert compile_("'a'.matches('(')", "1.34").issues[0].message == "invalid matches argument"
+
+
+def test_internal_fields_of_library_values_are_hidden():
+    comp = compile_("ip('1.2.3.4').__addr == b''")
+    assert "undefined field '__addr'" in comp.error
+    comp = compile_("kubernetes.Quantity{} == quantity('1')")
+    assert "undeclared reference to 'kubernetes.Quantity'" in comp.error
+
+
+def test_check_expression_on_a_bare_program():
+    env = engine.NewEnv(
+        descriptor_pool=library.descriptor_pool(),
+        config=engine.NewEnvConfigFromYaml(library.environment_yaml("1.34")),
+        functions=library.function_decls("1.34"),
+        extensions=library.extensions("1.34"),
+    )
+    program = env.compile("{'a': 1, 'b': 'x'}")
+    issues = library.check_expression(program, "{'a': 1, 'b': 'x'}", "1.34")
+    assert [(i.line, i.column, i.message) for i in issues] == [(1, 15, "expected type 'int' but found 'string'")]
+
+
+# --- run-time error texts --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("engine_text", "apiserver_text"),
+    [
+        ('NOT_FOUND: Key not found in map : "nodeName"', "no such key: nodeName"),
+        ("UNKNOWN: Index error: index=5 size=2", "index out of bounds: 5"),
+        ("INVALID_ARGUMENT: divide by zero", "division by zero"),
+        ("INVALID_ARGUMENT: modulus by zero", "modulus by zero"),
+        ("OUT_OF_RANGE: integer overflow", "integer overflow"),
+        ("OUT_OF_RANGE: unsigned integer overflow", "unsigned integer overflow"),
+        ("OUT_OF_RANGE: double out of int64 range", "integer overflow"),
+        ("UNKNOWN: No matching overloads found : _+_(int64, string)", "no such overload"),
+        ("FAILED_PRECONDITION: optional.none() dereference", "optional.none() dereference"),
+        ("INVALID_ARGUMENT: invalid regular expression: missing ]: [", "error parsing regexp: missing closing ]: `[`"),
+        (
+            "INVALID_ARGUMENT: Type conversion error from 'string' to 'bool'",
+            "type conversion error from 'string' to 'bool'",
+        ),
+        ("INVALID_ARGUMENT: malformed UTF-8 bytes", "invalid UTF-8 in bytes, cannot convert to string"),
+    ],
+)
+def test_runtime_error_translation(engine_text, apiserver_text):
+    assert library.translate_runtime_error(engine_text) == apiserver_text
+
+
+def test_library_error_texts_pass_through_unchanged():
+    text = str(errors.LibraryError("cannot convert value to integer"))
+    assert library.translate_runtime_error("OUT_OF_RANGE: " + text) == "cannot convert value to integer"
+
+
+def test_engine_limits_are_reported_as_such():
+    comp = compile_("object.items.all(x, x >= 0)")
+    with pytest.raises(Exception) as info:  # the engine raises instead of returning an error value
+        c.evaluate(comp, {"object": {"items": list(range(10_001))}})
+    text = library.translate_runtime_error(str(info.value))
+    assert "iteration budget exceeded" in text and "kube-apiserver has no such limit" in text
+    assert library.is_engine_limit(text)
+
+    deep = " + ".join(["1"] * 40)
+    comp = compile_(deep)
+    assert comp.error is not None
+    message = library.translate_compile_message(comp.issues[0].message)
+    assert "playground's CEL engine limit" in message and "kube-apiserver accepts it" in message
+    assert library.is_engine_limit(message)
+
+
+def test_authorizer_values_and_backend():
+    values = library.authorizer_activation(
+        {"resource": {"group": "apps", "version": "v1", "resource": "deployments"}, "namespace": "ns", "name": "web"},
+        {"username": "alice", "groups": ["dev"]},
+    )
+    assert set(values) == {"authorizer", "authorizer.requestResource"}
+    seen = []
+
+    def allow_deployments(attrs):
+        seen.append(attrs)
+        return ("allow", "test rule", None) if attrs.get("resource") == "deployments" else ("no opinion", "", None)
+
+    values = library.authorizer_activation(
+        {"resource": {"group": "apps", "version": "v1", "resource": "deployments"}, "namespace": "ns", "name": "web"},
+        {"username": "alice"},
+        backend=allow_deployments,
+    )
+    comp = compile_(
+        "authorizer.requestResource.check('update').allowed()"
+        " && !authorizer.group('').resource('pods').check('get').allowed()"
+    )
+    assert c.evaluate(comp, {"object": None, **values}) is True
+    assert seen[0] == {
+        "user": {"username": "alice"},
+        "verb": "update",
+        "resourceRequest": True,
+        "apiGroup": "apps",
+        "apiVersion": "*",
+        "resource": "deployments",
+        "subresource": "",
+        "namespace": "ns",
+        "name": "web",
+    }
+
+
+def test_render_value():
+    comp = compile_(
+        "[dyn(quantity('1.5')), dyn(ip('::1')), dyn(cidr('10.0.0.0/8')), dyn(semver('1.2.3-rc.1')), dyn(url('/x'))]"
+    )
+    rendered = [library.render_value(v) for v in c.evaluate(comp, {"object": None})]
+    assert rendered == ["quantity(15e-1)", "ip('::1')", "cidr('10.0.0.0/8')", "semver('1.2.3-rc.1')", "url('/x')"]
