@@ -183,12 +183,12 @@ class _Budget:
         return self.remaining >= 0
 
 
-def _cost(compiled: cel.Compiled, data: Mapping[str, Any]) -> int | None:
-    estimator = getattr(library, "expression_cost", None)
-    if estimator is None or compiled.program is None:
+def _cost(compiled: cel.Compiled, data: Mapping[str, Any], tracker: Any) -> int | None:
+    """The expression's cost: library calls as counted, the rest estimated from the AST and input sizes."""
+    if compiled.program is None:
         return None
     try:
-        return int(estimator(compiled.program, data))
+        return int(library.expression_cost(compiled.program, data, tracker).total)
     except Exception:  # a cost the estimator cannot work out is shown as unknown, never fails evaluation
         return None
 
@@ -198,17 +198,18 @@ def _run(compiled: cel.Compiled, data: Mapping[str, Any], scope: cel.VariableSco
     if compiled.program is None:
         record.error = f"compilation error: {compiled.error}"
         return record
-    record.cost = _cost(compiled, data)
+    start = time.perf_counter()
+    with library.track_cost() as tracker:
+        try:
+            record.result = cel.evaluate(compiled, data, scope)
+        except cel.EvaluationError as exc:
+            record.error = f"expression '{compiled.expression}' resulted in error: {exc}"
+    record.elapsed_us = round((time.perf_counter() - start) * 1e6, 1)
+    record.cost = _cost(compiled, data, tracker)
     if record.cost is not None and record.cost > PER_CALL_LIMIT:
+        record.result = None
         record.error = (f"expression '{compiled.expression}' resulted in error: "
                         "operation cancelled: actual cost limit exceeded")
-        return record
-    start = time.perf_counter()
-    try:
-        record.result = cel.evaluate(compiled, data, scope)
-    except cel.EvaluationError as exc:
-        record.error = f"expression '{compiled.expression}' resulted in error: {exc}"
-    record.elapsed_us = round((time.perf_counter() - start) * 1e6, 1)
     return record
 
 

@@ -136,6 +136,7 @@ def environment(decls: Declarations) -> Any:
         return cel.NewEnv(
             descriptor_pool=library.descriptor_pool(),
             config=config,
+            extensions=library.extensions(decls.version),
             variables=variables,
             functions=functions,
         )
@@ -486,6 +487,8 @@ def _run(program: Any, data: Mapping[str, Any], scope: VariableScope | None) -> 
     token = _current_scope.set(scope)
     try:
         result = program.eval(data=data)
+    except Exception as exc:  # the engine raises, rather than returns, some errors (its own limits)
+        raise EvaluationError(library.translate_runtime_error(str(exc))) from exc
     finally:
         _current_scope.reset(token)
     if result.type().name() == "ERROR":
