@@ -147,12 +147,13 @@ def pretty_json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
 
-def _page(values: dict[str, str], example: examples.Example | None) -> Response:
+def _page(values: dict[str, str], example: examples.Example | None, shared_id: str | None = None) -> Response:
     versions, default_version = kubernetes_versions()
     html = render_template(
         "index.html",
         values=values,
         example=example,
+        shared_id=shared_id,
         gallery=examples.all_examples(),
         result=summarize(values),
         panes=PANES,
@@ -179,21 +180,7 @@ def render_playground(scenario: dict[str, Any], *, shared_id: str) -> Response:
     values = {name: _pane_text(scenario.get(name)) for name, _, _ in PANES}
     values["kubernetesVersion"] = str(scenario.get("kubernetesVersion") or "")
     values["operation"] = ""
-    versions, default_version = kubernetes_versions()
-    html = render_template(
-        "index.html",
-        values=values,
-        example=None,
-        shared_id=shared_id,
-        gallery=examples.all_examples(),
-        result=summarize(values),
-        panes=PANES,
-        operations=OPERATIONS,
-        versions=versions,
-        default_version=default_version,
-        default_request=examples.DEFAULT_REQUEST,
-    )
-    return make_response(html)
+    return _page(values, None, shared_id=shared_id)
 
 
 def _pane_text(value: Any) -> str:
