@@ -62,6 +62,8 @@ class Loaded:
 
     name: str
     obj: dict[str, Any]
+    # what was derived from it (its compiled form per Kubernetes version), kept with its document
+    memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def spec(self) -> dict[str, Any]:
@@ -219,7 +221,9 @@ def dispatch(
             + (f" as {match.resource.group or 'core'}/{match.resource.version} {match.resource.resource}"
                if match.resource != attrs.resource else "")
         )
-        compiled = validator.compile_policy(policy.name, spec, version)
+        compiled = policy.memo.get(("compiled", version))
+        if compiled is None:
+            compiled = policy.memo[("compiled", version)] = validator.compile_policy(policy.name, spec, version)
         failure_policy = str(spec.get("failurePolicy") or "Fail")
         for binding in policy_bindings:
             brecord = _dispatch_binding(
@@ -316,8 +320,8 @@ def _dispatch_binding(
             request_original_resource=original,
             params=param,
             namespace_object=namespace_object,
-            namespace_full=copy.deepcopy(namespace_full),
-            authorizer=authorizer(req) if authorizer is not None else None,
+            namespace_full=namespace_full,
+            authorizer=authorizer(req) if authorizer is not None and compiled.uses_authorizer else None,
         )
         result = validator.validate(compiled, inv, failure_policy)
         evaluation: dict[str, Any] = {

@@ -8,6 +8,8 @@ wrappers. Each field path keeps its line and column so problems can point into t
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,6 +55,9 @@ class Document:
     positions: dict[Path, tuple[int, int]] = field(default_factory=dict)
     # where each scalar value starts, and its YAML style ("" plain, "'" or '"' quoted, "|" or ">" block)
     values: dict[Path, tuple[int, int, str]] = field(default_factory=dict)
+    # what later stages derived from this document (defaulting, API validation), per Kubernetes version;
+    # kept with the document, so a pane read from the cache is not validated again
+    memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def locate_in_value(self, path: str, line: int, column: int) -> tuple[int | None, int | None]:
         """Map a (line, column) inside a scalar's text to the editor's line and column."""
@@ -128,6 +133,17 @@ _Loader.yaml_implicit_resolvers = {
     for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 
+if getattr(yaml, "__with_libyaml__", False):
+
+    class _FastLoader(yaml.CSafeLoader):  # type: ignore[name-defined,misc]
+        """The same loader over libyaml's parser (the one Go's YAML library is a port of), about ten
+        times faster. Text it refuses is read again by :class:`_Loader`, for the same error texts."""
+
+    _FastLoader.yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
+    _LOADERS: tuple[type, ...] = (_FastLoader, _Loader)
+else:  # pragma: no cover - PyYAML built without libyaml
+    _LOADERS = (_Loader,)
+
 
 def _build(
     node: yaml.Node,
@@ -176,17 +192,36 @@ def _yaml_problem(pane: str, index: int, exc: yaml.YAMLError) -> Problem:
 
 
 def load_pane(pane: str, source: Any) -> tuple[list[Document], list[Problem]]:
-    """Parse one pane (text, or an already-parsed JSON value) into documents and problems."""
+    """Parse one pane (text, or an already-parsed JSON value) into documents and problems.
+
+    Text is parsed once per process: the documents of a text seen before come from a cache, shared,
+    so nothing may modify a document's value (every stage that changes one works on a copy).
+    """
     if source is None or (isinstance(source, str) and not source.strip()):
         return [], []
     if not isinstance(source, str):
         values = source if isinstance(source, list) else [source]
         docs = [Document(pane, i, v, {(): (None, None)}) for i, v in enumerate(values) if v is not None]
         return _expand_lists(docs), []
+    return _PANES.get(pane, source)
+
+
+def _load_text(pane: str, source: str) -> tuple[list[Document], list[Problem]]:
+    # libyaml counts a byte-order mark inside a line as a column; the pure parser does not
+    loaders = _LOADERS if "\ufeff" not in source else (_Loader,)
+    for i, loader_class in enumerate(loaders):
+        documents, problems = _load_with(loader_class, pane, source)
+        if not problems or i == len(loaders) - 1:
+            return _expand_lists(documents), problems
+    raise AssertionError("not reached")
+
+
+def _load_with(loader_class: type, pane: str, source: str) -> tuple[list[Document], list[Problem]]:
     documents: list[Document] = []
     index = 0
-    loader = _Loader(source)
+    loader = None
     try:
+        loader = loader_class(source)
         while loader.check_node():
             node = loader.get_node()
             positions: dict[Path, tuple[int, int]] = {}
@@ -202,8 +237,52 @@ def load_pane(pane: str, source: Any) -> tuple[list[Document], list[Problem]]:
     except (ValueError, TypeError, RecursionError) as exc:
         return documents, [Problem(pane, index, None, None, None, "error", f"invalid YAML or JSON: {exc}")]
     finally:
-        loader.dispose()
-    return _expand_lists(documents), []
+        if loader is not None:
+            loader.dispose()
+    return documents, []
+
+
+class _PaneCache:
+    """The documents of recently read pane texts, least recently used first out, within a budget of
+    text characters (a pane above a quarter of it is read every time)."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self._entries: OrderedDict[tuple[str, str], tuple[list[Document], list[Problem]]] = OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+
+    def get(self, pane: str, source: str) -> tuple[list[Document], list[Problem]]:
+        key = (pane, source)
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+                return list(entry[0]), list(entry[1])
+        entry = _load_text(pane, source)
+        if len(source) <= self.budget // 4:
+            with self._lock:
+                if key not in self._entries:
+                    self._entries[key] = entry
+                    self._size += len(source)
+                while self._size > self.budget and self._entries:
+                    (_, old), _ = self._entries.popitem(last=False)
+                    self._size -= len(old)
+        return list(entry[0]), list(entry[1])
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._size = 0
+
+
+# 8 MB of pane text: the panes of hundreds of scenarios, or a few 1 MB objects
+_PANES = _PaneCache(8 * 1024 * 1024)
+
+
+def clear_cache() -> None:
+    """Forget every pane read so far."""
+    _PANES.clear()
 
 
 def _expand_lists(documents: list[Document]) -> list[Document]:

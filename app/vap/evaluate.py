@@ -114,12 +114,7 @@ def _load_policy_docs(
                                         f"{doc.api_version!r}"))
             continue
         is_policy = doc.kind == "ValidatingAdmissionPolicy"
-        obj = validation.default_policy(doc.value) if is_policy else validation.default_binding(doc.value)
-        spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
-        if is_policy:
-            errors = validation.validate_policy(obj, _compile_check(spec, compat))
-        else:
-            errors = validation.validate_binding(obj)
+        obj, spec, errors = _defaulted_and_validated(doc, is_policy, compat)
         if errors:
             problems.extend(_field_problem(doc, e, spec) for e in errors)
             rejected.append({
@@ -127,8 +122,24 @@ def _load_policy_docs(
                 "message": validation.aggregate_message(doc.kind, doc.name, errors),
             })
             continue
-        (policies if is_policy else bindings).append(Loaded(doc.name, obj))
+        (policies if is_policy else bindings).append(Loaded(doc.name, obj, doc.memo))
     return policies, bindings
+
+
+def _defaulted_and_validated(
+    doc: Document, is_policy: bool, compat: str
+) -> tuple[dict[str, Any], Mapping[str, Any], list[validation.FieldError]]:
+    """Default and validate a policy or binding, once per document and version (the document's memo)."""
+    key = ("validated", compat)
+    if key not in doc.memo:
+        obj = validation.default_policy(doc.value) if is_policy else validation.default_binding(doc.value)
+        spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
+        if is_policy:
+            errors = validation.validate_policy(obj, _compile_check(spec, compat))
+        else:
+            errors = validation.validate_binding(obj)
+        doc.memo[key] = (obj, spec, errors)
+    return doc.memo[key]
 
 
 def _param_scope(table: ResourceTable, objects: list[Any]) -> Any:

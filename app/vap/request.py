@@ -94,8 +94,8 @@ def build_attributes(
     req: dict[str, Any] = request_doc.value if request_doc is not None and isinstance(request_doc.value, dict) else {}
     if request_doc is not None and not isinstance(request_doc.value, dict):
         problems.append(request_doc.problem(None, "the Request pane must hold a mapping of request attributes"))
-    obj = copy.deepcopy(object_doc.value) if object_doc is not None else None
-    old = copy.deepcopy(old_object_doc.value) if old_object_doc is not None else None
+    obj = _own_metadata(object_doc.value) if object_doc is not None else None
+    old = _own_metadata(old_object_doc.value) if old_object_doc is not None else None
     for doc, label in ((object_doc, "object"), (old_object_doc, "old object")):
         if doc is not None and not isinstance(doc.value, dict):
             problems.append(doc.problem(None, f"the {label} must be a mapping (a Kubernetes object)"))
@@ -225,6 +225,17 @@ def build_attributes(
         notes=notes,
     )
     return attrs, problems
+
+
+def _own_metadata(value: Any) -> Any:
+    """A copy of an object that shares everything but its top level and metadata, the only parts the
+    request changes (generated name, defaulted namespace); the documents themselves stay untouched."""
+    if not isinstance(value, dict):
+        return value
+    out = dict(value)
+    if isinstance(out.get("metadata"), dict):
+        out["metadata"] = dict(out["metadata"])
+    return out
 
 
 def _req_problem(doc: Document | None, path: str, message: str) -> Problem:

@@ -7,6 +7,7 @@ composited variables of pkg/admission/plugin/cel/composition.go.
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Mapping
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from . import cel
+from . import cel, cost_cache, reach
 from .cel import library
 
 ADMIT = "admit"
@@ -59,9 +60,26 @@ class CompiledPolicy:
     validations: list[tuple[Mapping[str, Any], cel.Compiled, cel.Compiled | None]]
     audit_annotations: list[tuple[str, cel.Compiled]]
 
-    @property
+    @functools.cached_property
     def variable_map(self) -> dict[str, cel.Compiled]:
         return dict(self.variables)
+
+    @functools.cached_property
+    def reach(self) -> reach.Reach:
+        """What the policy's expressions read of their inputs (see :mod:`app.vap.reach`)."""
+        programs = [c.program for _, c in self.variables]
+        programs += [c.program for _, c in self.match_conditions]
+        for _, expr, msg in self.validations:
+            programs += [expr.program, msg.program if msg is not None else None]
+        programs += [c.program for _, c in self.audit_annotations]
+        return reach.of_programs((p for p in programs if p is not None), _ROOTS)
+
+    @property
+    def uses_authorizer(self) -> bool:
+        return self.reach.uses("authorizer") or self.reach.uses("authorizer.requestResource")
+
+
+_ROOTS = (*reach.PRUNED_ROOTS, "request", "authorizer", "authorizer.requestResource")
 
 
 def expression_declarations(
@@ -184,28 +202,45 @@ class _Budget:
 
 
 def _cost(compiled: cel.Compiled, data: Mapping[str, Any], tracker: Any) -> int | None:
-    """The expression's cost: library calls as counted, the rest estimated from the AST and input sizes."""
+    """The expression's cost: library calls as counted, the rest estimated from the AST and input sizes
+    (the estimate is remembered per input shape, see :mod:`cost_cache`)."""
     if compiled.program is None:
         return None
     try:
-        return int(library.expression_cost(compiled.program, data, tracker).total)
+        return cost_cache.expression_cost(compiled.program, data, tracker)
     except Exception:  # a cost the estimator cannot work out is shown as unknown, never fails evaluation
         return None
 
 
-def _run(compiled: cel.Compiled, data: Mapping[str, Any], scope: cel.VariableScope | None) -> ExpressionRecord:
+class _Spent:
+    """The library-call cost of one evaluation, out of the tracker of a whole Validate call."""
+
+    __slots__ = ("library_cost",)
+
+    def __init__(self, library_cost: int) -> None:
+        self.library_cost = library_cost
+
+
+def _run(
+    compiled: cel.Compiled,
+    data: Mapping[str, Any] | cel.Activation,
+    scope: cel.VariableScope | None,
+    tracker: Any,
+) -> ExpressionRecord:
+    """Evaluate one expression; ``tracker`` (:func:`library.track_cost`, active) counts library calls."""
     record = ExpressionRecord()
     if compiled.program is None:
         record.error = f"compilation error: {compiled.error}"
         return record
+    before = tracker.library_cost
     start = time.perf_counter()
-    with library.track_cost() as tracker:
-        try:
-            record.result = cel.evaluate(compiled, data, scope)
-        except cel.EvaluationError as exc:
-            record.error = f"expression '{compiled.expression}' resulted in error: {exc}"
+    try:
+        record.result = cel.evaluate(compiled, data, scope)
+    except cel.EvaluationError as exc:
+        record.error = f"expression '{compiled.expression}' resulted in error: {exc}"
     record.elapsed_us = round((time.perf_counter() - start) * 1e6, 1)
-    record.cost = _cost(compiled, data, tracker)
+    spent = _Spent(tracker.library_cost - before)
+    record.cost = _cost(compiled, data.data if isinstance(data, cel.Activation) else data, spent)
     if record.cost is not None and record.cost > PER_CALL_LIMIT:
         record.result = None
         record.error = (f"expression '{compiled.expression}' resulted in error: "
@@ -213,7 +248,9 @@ def _run(compiled: cel.Compiled, data: Mapping[str, Any], scope: cel.VariableSco
     return record
 
 
-def _data(inv: Invocation, *, has_params: bool, namespace: Any, authorizer: bool, original: bool) -> dict[str, Any]:
+def _data(inv: Invocation, *, has_params: bool, namespace: Any, authorizer: bool, original: bool) -> cel.Activation:
+    """The input values of a group of expressions, as the expressions can see them (see :mod:`reach`),
+    converted into engine values once for the whole group."""
     request = inv.request
     if original:
         request = {**request, "resource": inv.request_original_resource}
@@ -227,7 +264,22 @@ def _data(inv: Invocation, *, has_params: bool, namespace: Any, authorizer: bool
         data["params"] = inv.params
     if authorizer and inv.authorizer is not None:
         data.update(inv.authorizer)
-    return data
+    return cel.Activation(data)
+
+
+def _prune(policy: CompiledPolicy, inv: Invocation) -> Invocation:
+    """The invocation with its objects cut down to what the policy's expressions can read."""
+    seen = policy.reach
+    return Invocation(
+        object=seen.prune("object", inv.object),
+        old_object=seen.prune("oldObject", inv.old_object),
+        request=inv.request,
+        request_original_resource=inv.request_original_resource,
+        params=seen.prune("params", inv.params),
+        namespace_object=seen.prune("namespaceObject", inv.namespace_object),
+        namespace_full=seen.prune("namespaceObject", inv.namespace_full),
+        authorizer=inv.authorizer,
+    )
 
 
 def _variable_records(policy: CompiledPolicy, scopes: list[cel.VariableScope]) -> list[dict[str, Any]]:
@@ -257,9 +309,15 @@ def _trim(text: str) -> str:
 
 def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> ValidateResult:
     """Evaluate one policy for one (binding, param): matchConditions, validations, messages, audit."""
+    with library.track_cost() as tracker:
+        return _validate(policy, inv, failure_policy, tracker)
+
+
+def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, tracker: Any) -> ValidateResult:
     err_action = ADMIT if failure_policy == "Ignore" else DENY
     out = ValidateResult()
     scopes: list[cel.VariableScope] = []
+    inv = _prune(policy, inv)
 
     # matchConditions: all evaluated, any false skips; errors under failurePolicy.
     if policy.match_conditions:
@@ -268,7 +326,7 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
         any_false = False
         errors: list[str] = []
         for name, compiled in policy.match_conditions:
-            rec = _run(compiled, data, None)
+            rec = _run(compiled, data, None, tracker)
             if not budget.charge(rec.cost):
                 errors = [OUT_OF_BUDGET]
                 any_false = False
@@ -302,13 +360,17 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
     records: list[ExpressionRecord] = []
     budget_error: str | None = None
     for _, compiled, _ in policy.validations:
-        rec = _run(compiled, data, scope)
+        rec = _run(compiled, data, scope, tracker)
         records.append(rec)
         if not budget.charge(rec.cost):
             budget_error = OUT_OF_BUDGET
             break
-    message_data = _data(inv, has_params=policy.has_params, namespace=inv.namespace_object, authorizer=False,
-                         original=False)
+    # messageExpressions see the same values but authorizer: when no expression of the policy (a variable
+    # included) references authorizer, the validations' activation serves them as well
+    message_data = data
+    if policy.uses_authorizer:
+        message_data = _data(inv, has_params=policy.has_params, namespace=inv.namespace_object, authorizer=False,
+                             original=False)
     message_scope = cel.VariableScope(policy.variable_map, message_data)
     scopes.append(message_scope)
     messages: list[ExpressionRecord | None] = []
@@ -318,7 +380,7 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
             if msg is None:
                 messages.append(None)
                 continue
-            rec = _run(msg, message_data, message_scope)
+            rec = _run(msg, message_data, message_scope, tracker)
             messages.append(rec)
             if not budget.charge(rec.cost):
                 message_budget_error = OUT_OF_BUDGET
@@ -342,7 +404,7 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
         results: list[AuditAnnotationResult] = []
         failed = False
         for key, compiled in policy.audit_annotations:
-            rec = _run(compiled, audit_data, audit_scope)
+            rec = _run(compiled, audit_data, audit_scope, tracker)
             if not audit_budget.charge(rec.cost):
                 failed = True
                 break

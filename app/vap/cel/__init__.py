@@ -452,7 +452,7 @@ def _translate_compile_message(message: str) -> str:
 class VariableScope:
     """The lazy ``variables`` of one activation: each is evaluated on first use and cached."""
 
-    def __init__(self, variables: Mapping[str, Compiled], data: Mapping[str, Any]) -> None:
+    def __init__(self, variables: Mapping[str, Compiled], data: Mapping[str, Any] | Activation) -> None:
         self._variables = variables
         self._data = data
         self._cache: dict[str, Any] = {}
@@ -483,10 +483,33 @@ class VariableScope:
         raise err
 
 
-def _run(program: Any, data: Mapping[str, Any], scope: VariableScope | None) -> Any:
+class Activation:
+    """Input values shared by several evaluations: the engine converts each value once, on first use,
+    instead of once per evaluation (pass it wherever a data mapping is accepted)."""
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        self.data = data
+        self._engine: Any = None
+
+    def engine(self) -> Any:
+        if self._engine is None:
+            self._engine = _activation_env().Activation(dict(self.data))
+        return self._engine
+
+
+@lru_cache(maxsize=1)
+def _activation_env() -> Any:
+    return cel.NewEnv(descriptor_pool=library.descriptor_pool())
+
+
+def _run(program: Any, data: Mapping[str, Any] | Activation, scope: VariableScope | None) -> Any:
     token = _current_scope.set(scope)
     try:
-        result = program.eval(data=data)
+        if isinstance(data, Activation):
+            result = program.eval(activation=data.engine())
+            data = data.data
+        else:
+            result = program.eval(data=data)
     except Exception as exc:  # the engine raises, rather than returns, some errors (its own limits)
         raise EvaluationError(library.translate_runtime_error(str(exc))) from exc
     finally:
@@ -523,7 +546,7 @@ def to_python(value: Any) -> Any:
     return value.plain_value()
 
 
-def evaluate(compiled: Compiled, data: Mapping[str, Any], scope: VariableScope | None = None) -> Any:
+def evaluate(compiled: Compiled, data: Mapping[str, Any] | Activation, scope: VariableScope | None = None) -> Any:
     """Evaluate a compiled expression; raise EvaluationError with cel-go's text on failure."""
     if compiled.program is None:
         raise EvaluationError(f"compilation error: {compiled.error}")

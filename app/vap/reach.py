@@ -1,0 +1,159 @@
+"""What a policy's expressions can read of their inputs, so the engine is handed only that.
+
+kube-apiserver hands CEL the admission objects as lazy values: a field is converted when an
+expression reads it, so a 1 MB object costs nothing more than a small one when the policy reads
+its labels. The engine here converts every value it is given, in full, before evaluating. So, per
+compiled policy, the checked ASTs of all its expressions are read once for the paths each root
+(``object``, ``oldObject``, ``params``, ``namespaceObject``) is reached by, and each evaluation gets
+those roots pruned to these paths. Every expression then sees exactly the values it would have seen
+(same fields, same absences, same errors); only what no expression can reach is left out.
+
+A path is followed through field selections (``object.spec.replicas``, ``has(object.spec)``,
+``object.?spec``) and constant string indexes (``object.metadata.labels['app']``); a constant
+tested with ``in`` keeps that key of a map. Wherever a value is used in any other way (iterated,
+passed to a function, compared, converted, returned ...) it is kept whole, and lists are always kept
+whole. A root used as a whole keeps everything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .cel.library import astproto
+
+PRUNED_ROOTS = ("object", "oldObject", "params", "namespaceObject")
+
+
+class _Whole:
+    def __repr__(self) -> str:
+        return "WHOLE"
+
+
+WHOLE: Any = _Whole()
+# A trie: WHOLE, or a dict of field name -> trie. An empty dict keeps a value's presence (and
+# nullness) only: a map becomes {}, anything else is kept as it is.
+Trie = Any
+
+
+def _merge(a: Trie | None, b: Trie) -> Trie:
+    if a is None:
+        return b
+    if a is WHOLE or b is WHOLE:
+        return WHOLE
+    out = dict(a)
+    for key, sub in b.items():
+        out[key] = _merge(out.get(key), sub)
+    return out
+
+
+def _path_trie(path: list[str], leaf: Trie) -> Trie:
+    trie = leaf
+    for key in reversed(path):
+        trie = {key: trie}
+    return trie
+
+
+class Reach:
+    """The roots the expressions reference, and for the pruned ones the paths they read."""
+
+    def __init__(self) -> None:
+        self.roots: dict[str, Trie] = {}
+
+    def add(self, root: str, path: list[str], leaf: Trie) -> None:
+        self.roots[root] = _merge(self.roots.get(root), _path_trie(path, leaf))
+
+    def uses(self, root: str) -> bool:
+        return root in self.roots
+
+    def prune(self, root: str, value: Any) -> Any:
+        """The value of a root as the expressions can see it."""
+        trie = self.roots.get(root)
+        if trie is None:
+            return None if value is None else {}
+        if trie is WHOLE or not isinstance(value, dict):
+            return value
+        return prune(value, trie)
+
+
+def prune(value: Any, trie: Trie) -> Any:
+    if trie is WHOLE or not isinstance(value, dict):
+        return value
+    return {key: prune(value[key], sub) for key, sub in trie.items() if key in value}
+
+
+def _const_string(e: Any) -> str | None:
+    if e.WhichOneof("expr_kind") != "const_expr":
+        return None
+    c = e.const_expr
+    return c.string_value if c.WhichOneof("constant_kind") == "string_value" else None
+
+
+def _is_null(e: Any) -> bool:
+    return e.WhichOneof("expr_kind") == "const_expr" and e.const_expr.WhichOneof("constant_kind") == "null_value"
+
+
+def _chain(e: Any, roots: set[str]) -> tuple[str, list[str]] | None:
+    """(root, path) when ``e`` is a root followed by field selections or constant string indexes."""
+    path: list[str] = []
+    while True:
+        kind = e.WhichOneof("expr_kind")
+        if kind == "ident_expr":
+            if e.ident_expr.name in roots:
+                path.reverse()
+                return e.ident_expr.name, path
+            return None
+        if kind == "select_expr":
+            path.append(e.select_expr.field)
+            e = e.select_expr.operand
+            continue
+        if kind == "call_expr":
+            call = e.call_expr
+            if call.function in ("_?._", "_[_]", "_[?_]") and len(call.args) == 2 and not call.HasField("target"):
+                key = _const_string(call.args[1])
+                if key is not None:
+                    path.append(key)
+                    e = call.args[0]
+                    continue
+        return None
+
+
+def _visit(e: Any, roots: set[str], reach: Reach) -> None:
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        kind = node.WhichOneof("expr_kind")
+        chain = _chain(node, roots) if kind in ("ident_expr", "select_expr", "call_expr") else None
+        if chain is not None:
+            root, path = chain
+            if kind == "select_expr" and node.select_expr.test_only:
+                reach.add(root, path, {})  # has(): the field's presence only
+            else:
+                reach.add(root, path, WHOLE)
+            continue
+        if kind == "call_expr":
+            call = node.call_expr
+            args = list(call.args)
+            if call.function in ("_==_", "_!=_") and len(args) == 2 and (_is_null(args[0]) or _is_null(args[1])):
+                other = args[1] if _is_null(args[0]) else args[0]
+                other_chain = _chain(other, roots)
+                if other_chain is not None:  # compared with null: presence and nullness only
+                    reach.add(other_chain[0], other_chain[1], {})
+                    continue
+            if call.function == "@in" and len(args) == 2:
+                key = _const_string(args[0])
+                container = _chain(args[1], roots)
+                if key is not None and container is not None:  # a key of a map (a list is kept whole)
+                    reach.add(container[0], [*container[1], key], {})
+                    continue
+        stack.extend(astproto.children(node))
+
+
+def of_programs(programs: Iterable[Any], roots: Iterable[str]) -> Reach:
+    """What the programs (compiled expressions) read of the given roots."""
+    reach = Reach()
+    names = set(roots)
+    for program in programs:
+        checked = astproto.checked_expr(program)
+        _visit(checked.expr, names, reach)
+    return reach

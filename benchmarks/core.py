@@ -1,0 +1,144 @@
+"""The playground's server-side evaluation, in process: ``app.vap.evaluate(payload)``, cold and warm.
+
+* **warm**: the same body evaluated again by a process that has seen it (every cache filled).
+* **cold**: the first evaluation after :func:`app.vap.caches.clear` (parsed panes, validated
+  policies, compiled expressions and policies, CEL environments, cost estimates all forgotten; what
+  does not depend on the scenario, such as the Kubernetes library's declarations, stays loaded, as it
+  does for the bare engine).
+* **CEL stage**: of a warm evaluation, the time spent evaluating expressions: every
+  ``validator.validate`` call (activations, matchConditions, variables, validations,
+  messageExpressions, auditAnnotations, cost, error texts, result records). The rest of a warm
+  evaluation is reading the panes, API validation, the request, matching, params and the response.
+
+:func:`capture` records every expression evaluation the playground makes for a body (expression
+text, the values it was given), which the bare engine then replays (:mod:`benchmarks.bare`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from app.vap import caches, cel, validator
+from app.vap.cel import library
+
+# the module, not the function of the same name that app.vap exports
+evaluate_module = importlib.import_module("app.vap.evaluate")
+
+
+def warm_once(payload: Mapping[str, Any]) -> float:
+    """Seconds for one evaluation (warm when the body was evaluated before)."""
+    start = time.perf_counter()
+    evaluate_module.evaluate(payload)
+    return time.perf_counter() - start
+
+
+def cold_once(payload: Mapping[str, Any]) -> float:
+    """Seconds for the first evaluation of a body after every scenario cache is cleared."""
+    caches.clear()
+    return warm_once(payload)
+
+
+def cel_stage_once(payload: Mapping[str, Any]) -> float:
+    """Seconds spent in ``validator.validate`` during one evaluation."""
+    spent = [0.0]
+    original = validator.validate
+
+    def timed(*args: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return original(*args)
+        finally:
+            spent[0] += time.perf_counter() - start
+
+    validator.validate = timed
+    try:
+        evaluate_module.evaluate(payload)
+    finally:
+        validator.validate = original
+    return spent[0]
+
+
+@dataclass
+class Evaluation:
+    """One expression evaluation the playground made."""
+
+    expression: str
+    data: dict[str, Any]
+    scope: Any = None  # the playground's variable scope, for the values of `variables`
+
+
+@dataclass
+class Capture:
+    version: str
+    evaluations: list[Evaluation] = field(default_factory=list)
+    # every expression of the scenario's policies, evaluated or not (a bare engine compiles them all)
+    expressions: list[str] = field(default_factory=list)
+
+    def bare_inputs(self) -> list[tuple[str, dict[str, Any]]]:
+        """(expression, values) pairs: the playground's inputs, with ``variables`` as a plain map of the
+        values the playground computed for them (each variable's own evaluation is in the list)."""
+        out = []
+        for e in self.evaluations:
+            data = dict(e.data)
+            if e.scope is not None:
+                data["variables"] = {
+                    name: value for name, value in e.scope.evaluated.items() if not isinstance(value, Exception)
+                }
+            out.append((e.expression, data))
+        return out
+
+
+def policy_expressions(payload: Mapping[str, Any]) -> list[str]:
+    """The expressions of every ValidatingAdmissionPolicy in the body's panes."""
+    out: list[str] = []
+    for value in payload.values():
+        if not isinstance(value, str):
+            continue
+        try:
+            docs = list(yaml.safe_load_all(value))
+        except yaml.YAMLError:
+            continue
+        for doc in docs:
+            if not isinstance(doc, dict) or doc.get("kind") != "ValidatingAdmissionPolicy":
+                continue
+            spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+            for section, keys in (("variables", ("expression",)), ("matchConditions", ("expression",)),
+                                  ("validations", ("expression", "messageExpression")),
+                                  ("auditAnnotations", ("valueExpression",))):
+                for item in spec.get(section) or []:
+                    for key in keys:
+                        if isinstance(item, dict) and isinstance(item.get(key), str):
+                            out.append(item[key])
+    return list(dict.fromkeys(out))
+
+
+def capture(payload: Mapping[str, Any]) -> Capture:
+    """Evaluate a body once, recording each expression evaluation (text and input values)."""
+    version = evaluate_module.evaluate(payload)["kubernetesVersion"]
+    if version not in library.SUPPORTED_VERSIONS:
+        version = library.DEFAULT_VERSION
+    result = Capture(version=version, expressions=policy_expressions(payload))
+    original_run = cel._run
+    original_prune = validator._prune
+
+    def recording_run(program: Any, data: Any, scope: Any) -> Any:
+        expression = cel._program_source.get(id(program), "")
+        values = getattr(data, "data", data)  # a shared activation carries its values as .data
+        result.evaluations.append(Evaluation(expression, dict(values), scope))
+        return original_run(program, data, scope)
+
+    cel._run = recording_run
+    # the inputs as given, not cut down to what the policy reads (the playground's own optimisation)
+    validator._prune = lambda policy, inv: inv
+    try:
+        evaluate_module.evaluate(payload)
+    finally:
+        cel._run = original_run
+        validator._prune = original_prune
+    return result
