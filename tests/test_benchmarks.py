@@ -1,0 +1,33 @@
+"""The benchmark runs (its quick mode), so it does not rot; no timing is asserted."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_quick_benchmark_prints_the_table_and_writes_the_json(tmp_path):
+    out = tmp_path / "results.json"
+    proc = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--json", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(out.read_text())
+    names = [row["name"] for row in result["scenarios"]]
+    assert "replica-limit" in names and "20-validations" in names and "object-10KB" in names
+    assert any(name.startswith("params-") for name in names)
+    for row in result["scenarios"]:
+        assert row["warmMs"] > 0 and row["coldMs"] > 0 and row["bareColdMs"] > 0, row
+        assert row["apiErrors"] == 0 and row["apiP50Ms"] > 0, row
+        assert row["bareRefused"] == 0, row
+    assert {"replica-limit": 2, "20-validations": 32}.items() <= {r["name"]: r["evaluations"]
+                                                                  for r in result["scenarios"]}.items()
+    api = result["api"]
+    assert api["workers"] == 2 and len(api["workerPeakRssMb"]) == 2
+    assert api["throughput"]["errors"] == 0 and api["throughput"]["perSecond"] > 0
+    assert {t["target"].split(":")[0] for t in result["targets"]} >= {"warm", "cold"}
+    assert len(result["targets"]) == 4
+    assert "scenario" in proc.stdout and "throughput:" in proc.stdout and "peak memory per worker" in proc.stdout

@@ -1,0 +1,305 @@
+"""The core's speed-ups change nothing a user can see.
+
+Each fast path (libyaml parsing and the pane cache, objects shared instead of copied, one engine
+activation per group of expressions, inputs cut down to what the expressions read, remembered
+cost estimates) is checked against the plain way on every scenario of tests/scenarios, the gallery
+and the benchmark, and on expressions chosen to probe its edges.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from app import examples
+from app.vap import caches, cel, cost_cache, documents, reach, validator
+from app.vap.cel import library
+from app.web import payload_from
+from benchmarks import scenarios as bench_scenarios
+
+evaluate_module = importlib.import_module("app.vap.evaluate")
+SCENARIO_DIR = Path(__file__).parent / "scenarios"
+
+
+def _corpus() -> list[tuple[str, dict[str, Any]]]:
+    bodies = []
+    for path in sorted(SCENARIO_DIR.glob("*.yaml")):
+        for scenario in yaml.safe_load(path.read_text(encoding="utf-8")) or []:
+            if isinstance(scenario, dict) and isinstance(scenario.get("input"), dict):
+                bodies.append((f"{path.stem}:{scenario.get('name')}", scenario["input"]))
+    bodies += [(f"gallery:{e.name}", payload_from(e.form())) for e in examples.all_examples()]
+    bodies += [(f"benchmark:{s.name}", s.payload) for s in bench_scenarios.all_scenarios(quick=True)]
+    return bodies
+
+
+CORPUS = _corpus()
+
+
+def _without_timings(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_timings(v) for k, v in value.items() if k != "elapsedMicroseconds"}
+    if isinstance(value, list):
+        return [_without_timings(v) for v in value]
+    return value
+
+
+@pytest.fixture
+def plain_core(monkeypatch):
+    """Switch every fast path off: the pure-Python YAML parser and no pane cache, full inputs, one
+    conversion per evaluation, the cost estimator walking every time."""
+
+    def switch() -> None:
+        monkeypatch.setattr(documents, "_LOADERS", (documents._Loader,))
+        monkeypatch.setattr(documents._PANES, "budget", 0)
+        monkeypatch.setattr(validator, "_prune", lambda policy, inv: inv)
+        data = validator._data
+        monkeypatch.setattr(validator, "_data", lambda *a, **k: dict(data(*a, **k).data))
+        monkeypatch.setattr(cost_cache, "expression_cost",
+                            lambda program, values, tracker: int(library.expression_cost(program, values,
+                                                                                          tracker).total))
+        caches.clear()
+
+    return switch
+
+
+def test_every_scenario_evaluates_the_same_with_and_without_the_fast_paths(plain_core):
+    caches.clear()
+    fast = {}
+    for name, body in CORPUS:
+        first = _without_timings(evaluate_module.evaluate(copy.deepcopy(body)))
+        again = _without_timings(evaluate_module.evaluate(copy.deepcopy(body)))  # from the caches
+        assert again == first, name
+        fast[name] = first
+    plain_core()
+    for name, body in CORPUS:
+        assert _without_timings(evaluate_module.evaluate(copy.deepcopy(body))) == fast[name], name
+
+
+def test_evaluating_leaves_the_cached_documents_untouched():
+    caches.clear()
+    for _, body in CORPUS:
+        evaluate_module.evaluate(body)
+    for key, (docs, _) in list(documents._PANES._entries.items()):
+        pane, source = key
+        fresh, _ = documents._load_text(pane, source)
+        assert [d.value for d in docs] == [d.value for d in fresh], key
+
+
+# --------------------------------------------------------------------------------------------
+# YAML
+
+
+def _pane_texts() -> list[str]:
+    texts = []
+    for _, body in CORPUS:
+        texts += [v for v in body.values() if isinstance(v, str) and v.strip()]
+    return list(dict.fromkeys(texts))
+
+
+def _shape(docs: list[documents.Document]) -> list[Any]:
+    # libyaml marks an empty (null) scalar where the next token starts; its position is never shown
+    return [(d.index, d.value, d.positions, {k: v for k, v in d.values.items() if _at(d.value, k) is not None})
+            for d in docs if d.value is not None]
+
+
+def _at(value: Any, path: tuple) -> Any:
+    for part in path:
+        try:
+            value = value[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return value
+
+
+@pytest.mark.skipif(len(documents._LOADERS) < 2, reason="PyYAML without libyaml")
+def test_libyaml_reads_every_pane_as_the_python_parser_does():
+    for text in _pane_texts():
+        fast, fast_problems = documents._load_with(documents._LOADERS[0], "policy", text)
+        slow, slow_problems = documents._load_with(documents._Loader, "policy", text)
+        if slow_problems:
+            continue  # an error is always read again by the Python parser
+        assert not fast_problems, text
+        assert _shape(fast) == _shape(slow), text
+
+
+@pytest.mark.parametrize("text", [
+    "a: [1, 2\nb: 3\n",
+    "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n   bad: indent\n",
+    "a: 'unterminated\n",
+    "a: b\x00c\n",
+    "- a\nb: c\n",
+    "a: 1\n---\nb: [\n",
+    "key: \ufeffvalue\nother: [1,\n",
+])
+def test_yaml_errors_read_as_the_python_parser_reads_them(text):
+    documents.clear_cache()
+    docs, problems = documents.load_pane("object", text)
+    slow_docs, slow_problems = documents._load_with(documents._Loader, "object", text)
+    assert problems == slow_problems and problems
+    assert [d.value for d in docs] == [d.value for d in slow_docs]
+
+
+# --------------------------------------------------------------------------------------------
+# Inputs cut down to what the expressions read
+
+OBJECT = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "web", "namespace": "default", "labels": {"app": "web", "tier": "frontend"},
+                 "annotations": {"example.com/owner": "team@example.com"}},
+    "spec": {
+        "replicas": 3,
+        "paused": None,
+        "selector": {"matchLabels": {"app": "web"}},
+        "template": {"spec": {"containers": [
+            {"name": "web", "image": "registry.example.com/web:1.0", "ports": [{"containerPort": 8080}]},
+            {"name": "proxy", "image": "docker.io/envoy:1.2", "securityContext": {"privileged": True}},
+        ]}},
+    },
+    "status": {"replicas": 3, "conditions": [{"type": "Available", "status": "True"}]},
+}
+OLD = copy.deepcopy(OBJECT) | {"spec": {**OBJECT["spec"], "replicas": 2}}
+PARAMS = {"data": {"max": "5", "prefix": "registry.example.com/"}, "metadata": {"name": "limits"}}
+NAMESPACE = {"metadata": {"name": "default", "labels": {"env": "prod"}}, "spec": {"finalizers": ["kubernetes"]}}
+
+PROBES = [
+    "object.spec.replicas <= 5",
+    "has(object.spec.replicas)",
+    "has(object.spec.missing)",
+    "has(object.spec)",
+    "has(object.spec.paused)",
+    "object.spec.paused == null",
+    "object.spec != null && object.spec.replicas > 1",
+    "object == oldObject",
+    "object.spec == oldObject.spec",
+    "object.metadata.labels == {'app': 'web', 'tier': 'frontend'}",
+    "size(object.metadata) == 4",
+    "object.metadata.size()",
+    "object.spec.size()",
+    "'app' in object.metadata.labels",
+    "'nope' in object.metadata.labels",
+    "'spec' in object",
+    "'web' in object.spec.template.spec.containers.map(c, c.name)",
+    "object.metadata.labels['app'] == 'web'",
+    "object.metadata.labels['missing'] == 'web'",
+    "object['spec']['replicas']",
+    "object.spec.template.spec.containers[0].image",
+    "object.spec.template.spec.containers[5].image",
+    "object.spec.template.spec.containers.all(c, c.image.startsWith(params.data.prefix))",
+    "object.spec.template.spec.containers.exists(c, has(c.securityContext) && c.securityContext.privileged)",
+    "object.metadata.labels.all(k, k.startsWith('a') || k == 'tier')",
+    "object.metadata.labels.map(k, object.metadata.labels[k]).join(',')",
+    "object.?spec.?replicas.orValue(1)",
+    "object.?spec.?nothing.orValue(1)",
+    "object.metadata.?labels['app'].orValue('')",
+    "object.?status.?conditions.orValue([]).size()",
+    "string(object.spec.replicas) + '/' + string(oldObject.spec.replicas)",
+    "dyn(object).kind",
+    "type(object.spec) == map",
+    "[object.spec].map(s, s.replicas + 1)[0]",
+    "[object.spec.replicas, oldObject.spec.replicas].max() == 3",
+    "[1, 2].all(object, object > 0) && object.kind == 'Deployment'",
+    "object.spec.replicas.foo",
+    "object.nothing.deeper",
+    "object.metadata.name.size() + params.data.prefix.size()",
+    "int(params.data.max) >= object.spec.replicas",
+    "params.metadata.name",
+    "namespaceObject.metadata.labels.env == 'prod'",
+    "has(namespaceObject.spec) && namespaceObject.spec.finalizers.size() == 1",
+    "namespaceObject",
+    "object.status",
+    "oldObject.status.conditions.exists(c, c.type == 'Available')",
+    "object.spec.selector.matchLabels.all(k, object.metadata.labels[k] == object.spec.selector.matchLabels[k])",
+    "object.metadata.annotations['example.com/owner'].contains('@')",
+    "object.spec.template.spec.containers.map(c, c.ports).size()",
+    "object.spec.template.spec.containers.filter(c, c.name == 'web')[0].ports[0].containerPort",
+]
+
+
+def _outcome(compiled: cel.Compiled, data: dict[str, Any]) -> tuple[Any, ...]:
+    with library.track_cost() as tracker:
+        try:
+            result: Any = ("value", cel.evaluate(compiled, data))
+        except cel.EvaluationError as exc:
+            result = ("error", str(exc))
+    return result, library.expression_cost(compiled.program, data, tracker).total
+
+
+@pytest.mark.parametrize("expression", PROBES)
+def test_a_pruned_input_gives_the_same_result_error_and_cost(expression):
+    decls = cel.Declarations(version=library.DEFAULT_VERSION, params=True, variables=())
+    compiled = cel.compile_expression(expression, cel.VARIABLE, decls)
+    assert compiled.program is not None, compiled.error
+    seen = reach.of_programs([compiled.program], (*reach.PRUNED_ROOTS, "request"))
+    full = {"object": OBJECT, "oldObject": OLD, "params": PARAMS, "namespaceObject": NAMESPACE, "request": {}}
+    pruned = {name: seen.prune(name, value) if name in reach.PRUNED_ROOTS else value for name, value in full.items()}
+    assert _outcome(compiled, pruned) == _outcome(compiled, full)
+
+
+def test_pruning_leaves_out_what_no_expression_reads():
+    decls = cel.Declarations(version=library.DEFAULT_VERSION, params=True, variables=())
+    programs = [cel.compile_expression(e, cel.VALIDATION, decls).program
+                for e in ("has(object.metadata.labels) && 'app' in object.metadata.labels",
+                          "object.spec.replicas <= int(params.data.max)")]
+    seen = reach.of_programs(programs, reach.PRUNED_ROOTS)
+    assert seen.prune("object", OBJECT) == {"metadata": {"labels": {"app": "web"}}, "spec": {"replicas": 3}}
+    assert seen.prune("params", PARAMS) == {"data": {"max": "5"}}
+    assert seen.prune("oldObject", None) is None
+    assert seen.prune("namespaceObject", NAMESPACE) == {}
+
+
+# --------------------------------------------------------------------------------------------
+# Remembered cost estimates
+
+COST_PROBES = [
+    "object.spec.template.spec.containers.all(c, c.image.startsWith('registry.example.com/'))",
+    "'images: ' + object.spec.template.spec.containers.map(c, c.image).join(', ')",
+    "object.metadata.name + '-' + params.data.prefix",
+    "object.metadata.labels.exists(k, k.contains('a'))",
+    "params.data.prefix in object.spec.template.spec.containers.map(c, c.image)",
+    "object.metadata.name.matches('^[a-z]+$')",
+    "sets.contains(object.spec.template.spec.containers.map(c, c.name), ['web'])",
+]
+
+
+def _variants() -> list[dict[str, Any]]:
+    out = []
+    containers = OBJECT["spec"]["template"]["spec"]["containers"]
+    for n in (0, 1, 2, 7):
+        obj = copy.deepcopy(OBJECT)
+        obj["spec"]["template"]["spec"]["containers"] = [
+            {**containers[i % 2], "image": containers[i % 2]["image"] + "x" * i} for i in range(n)]
+        out.append(obj)
+    renamed = copy.deepcopy(OBJECT)
+    renamed["metadata"]["name"] = "a-much-longer-name"
+    renamed["metadata"]["labels"] = {"zz": "1"}
+    out.append(renamed)
+    bare = copy.deepcopy(OBJECT)
+    del bare["spec"]["template"]
+    del bare["metadata"]["labels"]
+    out.append(bare)
+    return out
+
+
+@pytest.mark.parametrize("expression", COST_PROBES)
+def test_a_remembered_cost_is_the_estimators_cost(expression):
+    cost_cache.clear()
+    decls = cel.Declarations(version=library.DEFAULT_VERSION, params=True, variables=())
+    compiled = cel.compile_expression(expression, cel.VARIABLE, decls)
+    assert compiled.program is not None, compiled.error
+    for _ in range(2):  # the second round comes from the cache
+        for obj in _variants():
+            for params in (PARAMS, {"data": {"prefix": "x"}}):
+                data = {"object": obj, "params": params}
+                with library.track_cost() as tracker:
+                    try:
+                        cel.evaluate(compiled, data)
+                    except cel.EvaluationError:
+                        pass
+                expected = library.expression_cost(compiled.program, data, tracker).total
+                assert cost_cache.expression_cost(compiled.program, data, tracker) == expected
