@@ -14,7 +14,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, make_response, redirect, render_template, request, url_for
 
-from . import examples, vap
+from . import examples, isolation, ratelimit, security, vap
 
 bp = Blueprint("web", __name__)
 
@@ -34,10 +34,7 @@ OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
 _FALLBACK_VERSIONS = ("1.36", "1.35", "1.34", "1.33", "1.32", "1.31", "1.30", "1.29", "1.28")
 _OPERATION_LINE = re.compile(r"^operation[ \t]*:.*$", re.MULTILINE)
 # Everything the page needs comes from this server; no inline script, style or handler is allowed.
-CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-)
+CONTENT_SECURITY_POLICY = security.CONTENT_SECURITY_POLICY
 _FORBIDDEN_MESSAGE = re.compile(r'^(?P<resource>[^\s"]+) "(?P<name>[^"]*)" is forbidden: (?P<denial>.*)$', re.S)
 
 
@@ -125,9 +122,12 @@ def summarize(values: dict[str, str]) -> dict[str, Any]:
     """Evaluate the form values and return what the result partial shows."""
     payload = payload_from(values)
     try:
-        response = vap.evaluate(payload)
+        with ratelimit.evaluation():
+            response = isolation.evaluate(payload)
     except NotImplementedError:
         return {"unavailable": True}
+    except (ratelimit.RateLimited, isolation.EvaluationStopped) as exc:
+        return refusal(exc)
     problems = [
         {**p, "paneLabel": PANE_LABELS.get(p.get("pane"), p.get("pane") or "")} for p in response.get("problems") or []
     ]
@@ -141,28 +141,45 @@ def summarize(values: dict[str, str]) -> dict[str, Any]:
     }
 
 
+def refusal(exc: ratelimit.RateLimited | isolation.EvaluationStopped) -> dict[str, Any]:
+    """The result of an evaluation refused by a rate limit or stopped at a bound: an error to show."""
+    retry_after = getattr(exc, "retry_after", None) or (1 if exc.status == 503 else None)
+    return {"unavailable": False, "error": {"code": exc.status, "description": str(exc), "retry_after": retry_after}}
+
+
+def _with_status(response: Response, result: dict[str, Any]) -> Response:
+    error = result.get("error")
+    if error:
+        response.status_code = error["code"]
+        if error.get("retry_after"):
+            response.headers["Retry-After"] = str(error["retry_after"])
+    return response
+
+
 @bp.app_template_filter("pretty_json")
 def pretty_json(value: Any) -> str:
     """Show a CEL value as indented JSON (autoescaped by the template like any text)."""
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
 
-def _page(values: dict[str, str], example: examples.Example | None, shared_id: str | None = None) -> Response:
+def _page(values: dict[str, str], example: examples.Example | None, shared_id: str | None = None,
+          result: dict[str, Any] | None = None) -> Response:
     versions, default_version = kubernetes_versions()
+    result = result or summarize(values)
     html = render_template(
         "index.html",
         values=values,
         example=example,
         shared_id=shared_id,
         gallery=examples.all_examples(),
-        result=summarize(values),
+        result=result,
         panes=PANES,
         operations=OPERATIONS,
         versions=versions,
         default_version=default_version,
         default_request=examples.DEFAULT_REQUEST,
     )
-    return make_response(html)
+    return _with_status(make_response(html), result)
 
 
 @bp.get("/")
@@ -197,6 +214,10 @@ def share() -> Response:
     from . import shares, store
 
     values = form_values(request.form)
+    try:
+        ratelimit.check("share")
+    except ratelimit.RateLimited as exc:
+        return _refused(values, exc)
     shared_id, _ = store.share(shares.get_store(), payload_from(values),
                                int(current_app.config.get("SCENARIO_MAX_BYTES", store.DEFAULT_MAX_BYTES)))
     link = url_for("shares.shared_page", scenario_id=shared_id)
@@ -212,11 +233,26 @@ def evaluate() -> Response:
     """Evaluate the form: the result partial for htmx, the whole page otherwise."""
     values = form_values(request.form)
     if request.headers.get("HX-Request"):
-        response = make_response(render_template("_result.html", result=summarize(values)))
+        result = summarize(values)
+        response = _with_status(make_response(_result_partial(result)), result)
     else:
         response = _page(values, None)
     response.vary.add("HX-Request")
     return response
+
+
+def _result_partial(result: dict[str, Any]) -> str:
+    if result.get("error"):
+        return render_template("_error.html", code=result["error"]["code"], description=result["error"]["description"])
+    return render_template("_result.html", result=result)
+
+
+def _refused(values: dict[str, str], exc: ratelimit.RateLimited) -> Response:
+    """Answer a refused request with the error in the result region, keeping the editors' text."""
+    result = refusal(exc)
+    if request.headers.get("HX-Request"):
+        return _with_status(make_response(_result_partial(result)), result)
+    return _page(values, None, result=result)
 
 
 @bp.after_request

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from app import create_app
 from app.vap import evaluate, limits
 from app.vap.documents import load_pane
 
@@ -149,3 +150,13 @@ def test_control_characters_are_a_problem_at_their_line():
     assert docs == [] and (problems[0].line, problems[0].column) == (2, 4)
     assert "U+0000 is not allowed" in problems[0].message
 
+
+def test_limits_are_configurable_through_the_app(monkeypatch):
+    monkeypatch.setenv("PLAYGROUND_MAX_DEPTH", "7")
+    monkeypatch.setenv("PLAYGROUND_EVALUATION_ISOLATION", "inline")
+    monkeypatch.setenv("PLAYGROUND_RATE_LIMIT_ENABLED", "false")
+    app = create_app()
+    assert app.config["MAX_DEPTH"] == 7
+    body = {"policy": "", "object": "a: {b: {c: {d: {e: {f: {g: {h: 1}}}}}}}"}
+    problem = app.test_client().post("/api/v1/evaluate", json=body).get_json()["problems"][0]
+    assert "(limit: PLAYGROUND_MAX_DEPTH = 7)" in problem["message"]

@@ -1,0 +1,484 @@
+"""Evaluations in worker processes, bounded in time and memory from outside the evaluating code.
+
+An evaluation runs pasted YAML and CEL through PyYAML and a C++ engine; neither can be stopped
+from inside. A worker process can: the server waits at most EVALUATION_TIMEOUT_SECONDS for its
+answer and kills it otherwise, and the worker's address space is capped (RLIMIT_AS) at its size
+before the evaluation plus EVALUATION_MEMORY_MB, so a memory bomb fails in the worker, not in
+the server. Either way the request gets a clear error naming the limit (HTTP 422), the worker is
+replaced, and the server goes on.
+
+Workers are forked from a fork server that evaluated the gallery once at start (app/warm.py), so
+a new worker starts in milliseconds with warm compile caches; a worker serves evaluation after
+evaluation and keeps what it compiled. An evaluation still running after EVALUATION_SLOW_SECONDS
+is moved to the lowest CPU priority (nice 19) so that it cannot take the processor from the quick
+evaluations of other users; its worker is retired when it finishes.
+
+EVALUATION_ISOLATION = "inline" evaluates in the server process instead, with the loader's bounds
+but no time or memory bound: for tests that stand in for the core, and for trusted local use.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import multiprocessing
+import os
+import resource
+import signal
+import sys
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from typing import Any
+
+from flask import Flask, current_app
+
+from . import vap
+from .vap import limits
+from .vap.evaluate import InputError, check_payload
+
+EXTENSION = "evaluation"
+MiB = 1024 * 1024
+
+# Configuration names and defaults (PLAYGROUND_<NAME> in the environment).
+CONFIG_DEFAULTS: dict[str, Any] = {
+    "EVALUATION_ISOLATION": "process",  # "process" (bounded workers) or "inline" (in the server process)
+    "EVALUATION_TIMEOUT_SECONDS": 5.0,  # wall-clock bound of one evaluation
+    "EVALUATION_MEMORY_MB": 256,  # memory one evaluation may add to its worker
+    "EVALUATION_WORKERS": 8,  # most worker processes per server process
+    "EVALUATION_SPARE_WORKERS": 2,  # idle workers kept ready
+    "EVALUATION_SLOW_SECONDS": 0.25,  # after this an evaluation runs at the lowest CPU priority
+    "EVALUATION_QUEUE_SECONDS": 10.0,  # how long a request waits for a free worker (503 after)
+}
+
+
+class EvaluationStopped(Exception):
+    """An evaluation stopped at one of its bounds: the message names the limit and its value."""
+
+    status = 422
+
+    def __init__(self, message: str, limit: str) -> None:
+        super().__init__(message)
+        self.limit = limit
+
+
+class EvaluationTimeout(EvaluationStopped):
+    pass
+
+
+class EvaluationOutOfMemory(EvaluationStopped):
+    pass
+
+
+class EvaluatorBusy(EvaluationStopped):
+    """Every worker is busy: the server is overloaded, not the input at fault (HTTP 503)."""
+
+    status = 503
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How evaluations are run; read from the app's configuration."""
+
+    isolation: str = "process"
+    timeout: float = 5.0
+    memory_mb: int = 256
+    workers: int = 8
+    spare: int = 2
+    slow: float = 0.25
+    queue: float = 10.0
+    limits: limits.Limits = field(default_factory=limits.Limits)
+
+    @classmethod
+    def from_config(cls, config: Any) -> Settings:
+        isolation = str(config.get("EVALUATION_ISOLATION") or "process")
+        if isolation not in ("process", "inline"):
+            raise ValueError(f"EVALUATION_ISOLATION must be 'process' or 'inline', not {isolation!r}")
+        return cls(
+            isolation=isolation,
+            timeout=float(config.get("EVALUATION_TIMEOUT_SECONDS") or CONFIG_DEFAULTS["EVALUATION_TIMEOUT_SECONDS"]),
+            memory_mb=int(config.get("EVALUATION_MEMORY_MB") or CONFIG_DEFAULTS["EVALUATION_MEMORY_MB"]),
+            workers=max(1, int(config.get("EVALUATION_WORKERS") or CONFIG_DEFAULTS["EVALUATION_WORKERS"])),
+            spare=max(0, int(config.get("EVALUATION_SPARE_WORKERS", CONFIG_DEFAULTS["EVALUATION_SPARE_WORKERS"]))),
+            slow=float(config.get("EVALUATION_SLOW_SECONDS") or CONFIG_DEFAULTS["EVALUATION_SLOW_SECONDS"]),
+            queue=float(config.get("EVALUATION_QUEUE_SECONDS") or CONFIG_DEFAULTS["EVALUATION_QUEUE_SECONDS"]),
+            limits=limits.Limits.from_config(config),
+        )
+
+    def timeout_error(self) -> EvaluationTimeout:
+        return EvaluationTimeout(
+            f"the evaluation was stopped after {self.timeout:g} seconds, the most one evaluation may take "
+            f"(limit: PLAYGROUND_EVALUATION_TIMEOUT_SECONDS = {self.timeout:g}); make the scenario smaller "
+            "or its expressions cheaper", "EVALUATION_TIMEOUT_SECONDS")
+
+    def memory_error(self) -> EvaluationOutOfMemory:
+        return EvaluationOutOfMemory(
+            f"the evaluation was stopped: it needed more than {self.memory_mb} MiB of memory, the most one "
+            f"evaluation may use (limit: PLAYGROUND_EVALUATION_MEMORY_MB = {self.memory_mb}); make the scenario "
+            "smaller or its expressions build smaller values", "EVALUATION_MEMORY_MB")
+
+    def busy_error(self) -> EvaluatorBusy:
+        return EvaluatorBusy(
+            f"every evaluation worker is busy ({self.workers}, PLAYGROUND_EVALUATION_WORKERS) and none came free "
+            f"within {self.queue:g} seconds (PLAYGROUND_EVALUATION_QUEUE_SECONDS); try again in a moment",
+            "EVALUATION_WORKERS")
+
+
+# --------------------------------------------------------------------------------------------
+# The server side: one pool of workers per server process and configuration
+
+
+class _Worker:
+    def __init__(self, process: Any, conn: Connection) -> None:
+        self.process = process
+        self.conn = conn
+
+    @property
+    def pid(self) -> int:
+        return int(self.process.pid)
+
+    def kill(self) -> None:
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, TypeError):
+            pass
+        self.process.join(timeout=5)
+        self.conn.close()
+
+
+class Pool:
+    """Worker processes for the evaluations of one server process."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._ready = threading.Condition()
+        self._idle: list[_Worker] = []
+        self._busy: set[_Worker] = set()
+        self._alive = 0  # idle, busy and starting workers
+        self._closed = False
+        self._pid = os.getpid()
+
+    # lifecycle
+
+    def start(self) -> None:
+        """Start the spare workers in the background (the first one also starts the fork server)."""
+        threading.Thread(target=self._top_up, name="evaluation-workers", daemon=True).start()
+
+    def pids(self, *, busy: bool = False) -> list[int]:
+        """The process ids of the idle workers, or of the busy ones."""
+        with self._ready:
+            return [worker.pid for worker in (self._busy if busy else self._idle)]
+
+    def close(self) -> None:
+        with self._ready:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for worker in idle:
+            worker.kill()
+
+    def _top_up(self) -> None:
+        while True:
+            with self._ready:
+                if self._closed or len(self._idle) >= self.settings.spare or self._alive >= self.settings.workers:
+                    return
+                self._alive += 1
+            worker = self._spawn_or_none()
+            with self._ready:
+                if worker is None:
+                    self._alive -= 1
+                    return
+                self._idle.append(worker)
+                self._ready.notify()
+
+    def _spawn_or_none(self) -> _Worker | None:
+        try:
+            return _spawn(self.settings)
+        except Exception:  # noqa: BLE001 - a failed start is retried by the next request
+            traceback.print_exc()
+            return None
+
+    def _acquire(self) -> _Worker:
+        deadline = time.monotonic() + self.settings.queue
+        with self._ready:
+            while True:
+                if self._idle:
+                    worker = self._idle.pop()
+                    self._busy.add(worker)
+                    return worker
+                if self._alive < self.settings.workers:
+                    self._alive += 1
+                    break
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise self.settings.busy_error()
+                self._ready.wait(remaining)
+        worker = self._spawn_or_none()  # every worker is busy and there is room for one more
+        if worker is None:
+            with self._ready:
+                self._alive -= 1
+            raise RuntimeError("could not start an evaluation worker")
+        with self._ready:
+            self._busy.add(worker)
+        return worker
+
+    def _release(self, worker: _Worker, *, keep: bool) -> None:
+        with self._ready:
+            self._busy.discard(worker)
+        if keep:
+            with self._ready:
+                if not self._closed:
+                    self._idle.append(worker)
+                    self._ready.notify()
+                    return
+        worker.kill()
+        with self._ready:
+            self._alive -= 1
+            self._ready.notify()
+        if not self._closed:
+            threading.Thread(target=self._top_up, name="evaluation-workers", daemon=True).start()
+
+    # one evaluation
+
+    def evaluate(self, payload: Any) -> dict[str, Any]:
+        """Evaluate in a worker; raise EvaluationStopped at a bound, InputError for a wrong body."""
+        check_payload(payload)
+        body = json.dumps(payload).encode()
+        worker = self._acquire()
+        keep = False
+        try:
+            reply, keep = self._run(worker, body)
+        finally:
+            self._release(worker, keep=keep)
+        return _answer(reply, self.settings)
+
+    def _run(self, worker: _Worker, body: bytes) -> tuple[dict[str, Any], bool]:
+        settings = self.settings
+        started = time.monotonic()
+        try:
+            worker.conn.send_bytes(body)
+        except OSError:
+            raise RuntimeError("an evaluation worker went away before it was given the scenario") from None
+        slowed = False
+        if not worker.conn.poll(min(settings.slow, settings.timeout)):
+            slowed = _lower_priority(worker.pid)
+            if not worker.conn.poll(max(0.0, settings.timeout - (time.monotonic() - started))):
+                raise settings.timeout_error()
+        try:
+            reply = json.loads(worker.conn.recv_bytes())
+        except (EOFError, OSError):
+            worker.process.join(timeout=5)
+            if time.monotonic() - started >= settings.timeout:
+                raise settings.timeout_error() from None
+            if worker.process.exitcode == -signal.SIGXCPU:
+                raise settings.timeout_error() from None  # the CPU-time backstop fired
+            if worker.process.exitcode in (-signal.SIGKILL, -signal.SIGABRT, -signal.SIGSEGV, -signal.SIGBUS):
+                raise settings.memory_error() from None  # the kernel or the allocator stopped it
+            raise RuntimeError(f"an evaluation worker stopped unexpectedly (exit {worker.process.exitcode})") from None
+        return reply, not slowed and not reply.get("retire")
+
+
+def _lower_priority(pid: int) -> bool:
+    try:
+        os.setpriority(os.PRIO_PROCESS, pid, 19)
+    except OSError:
+        return False
+    return True
+
+
+def _answer(reply: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    """Turn a worker's reply into the response, or the exception it stands for."""
+    if "response" in reply:
+        return reply["response"]
+    error = reply.get("error")
+    if error == "memory":
+        raise settings.memory_error()
+    if error == "input":
+        raise InputError(reply.get("message") or "the request body is not an API request")
+    if error == "unavailable":
+        raise NotImplementedError
+    raise RuntimeError(f"the evaluation failed in its worker: {reply.get('message')}")
+
+
+def _spawn(settings: Settings) -> _Worker:
+    context = _context()
+    parent_conn, child_conn = context.Pipe()
+    process = context.Process(target=_serve, args=(child_conn, settings), name="evaluation-worker", daemon=True)
+    process.start()
+    child_conn.close()
+    if not parent_conn.poll(60) or parent_conn.recv_bytes() != b"ready":
+        process.kill()
+        raise RuntimeError("an evaluation worker did not start")
+    return _Worker(process, parent_conn)
+
+
+_context_lock = threading.Lock()
+_the_context: Any = None
+
+
+def _context() -> Any:
+    """The fork server context, its server preloaded with warm caches (app/warm.py)."""
+    global _the_context
+    with _context_lock:
+        if _the_context is None:
+            method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+            context = multiprocessing.get_context(method)
+            if method == "forkserver":
+                context.set_forkserver_preload(["app.warm"])
+            _the_context = context
+        return _the_context
+
+
+_pools: dict[tuple[int, Settings], Pool] = {}
+_pools_lock = threading.Lock()
+
+
+def pool_for(settings: Settings) -> Pool:
+    """Return this process's pool for these settings (apps with equal settings share one)."""
+    key = (os.getpid(), settings)  # a forked server process gets pools of its own
+    with _pools_lock:
+        pool = _pools.get(key)
+        if pool is None:
+            pool = _pools[key] = Pool(settings)
+            pool.start()
+        return pool
+
+
+@atexit.register
+def _close_pools() -> None:
+    for (pid, _), pool in list(_pools.items()):
+        if pid == os.getpid():
+            pool.close()
+
+
+# --------------------------------------------------------------------------------------------
+# The worker side
+
+
+def _serve(conn: Connection, settings: Settings) -> None:
+    """Answer evaluations from the server, one at a time, until the server goes away.
+
+    After an evaluation that came near its memory bound the worker exits (the server starts a
+    fresh one), so that the next evaluation does not inherit its fragments or its peak.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a ^C to the server's process group is the server's
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    limits.set_default(settings.limits)
+    budget = settings.memory_mb * MiB
+    conn.send_bytes(b"ready")
+    while True:
+        try:
+            body = conn.recv_bytes()
+        except (EOFError, OSError):
+            return
+        size, peak_before = _memory()
+        _bound(settings, size)
+        reply = _evaluate(body)
+        _unbound()
+        _, peak = _memory()
+        # Near the bound (half of it or more, beyond the worker's size before): an allocation may have
+        # failed inside the engine, which reports that as an evaluation error, not as an exception.
+        heavy = size is not None and peak is not None and peak > max(peak_before or 0, size + budget // 2)
+        if heavy and "response" in reply and _has_errors(reply["response"]):
+            reply = {"error": "memory"}
+        if heavy or reply.get("error") == "memory":
+            reply["retire"] = True
+        try:
+            conn.send_bytes(json.dumps(reply, default=str).encode())
+        except (BrokenPipeError, OSError):
+            return
+        if reply.get("retire"):
+            return
+
+
+def _evaluate(body: bytes) -> dict[str, Any]:
+    try:
+        response = vap.evaluate(json.loads(body))
+        if _has_errors(response, _ALLOCATION_FAILED):
+            return {"error": "memory"}
+        return {"response": response}
+    except MemoryError:
+        return {"error": "memory"}
+    except InputError as exc:
+        return {"error": "input", "message": str(exc)}
+    except NotImplementedError:
+        return {"error": "unavailable"}
+    except Exception as exc:  # a bug in the core: the server answers 500 and logs it
+        traceback.print_exc(file=sys.stderr)
+        return {"error": "bug", "message": f"{type(exc).__name__}: {exc}"}
+
+
+# What the engine says when an allocation failed under RLIMIT_AS (pybind11's MemoryError text).
+_ALLOCATION_FAILED = ("std::bad_alloc", "MemoryError")
+
+
+def _has_errors(response: Any, endings: tuple[str, ...] = ()) -> bool:
+    """Whether any expression of the response failed (with an error ending in one of ``endings``, if given)."""
+    for policy in response.get("policies") or []:
+        for binding in policy.get("bindings") or []:
+            for evaluation in binding.get("evaluations") or []:
+                for section in ("matchConditions", "variables", "validations", "auditAnnotations", "decisions"):
+                    for item in evaluation.get(section) or []:
+                        error = item.get("error") if isinstance(item, dict) else None
+                        if section == "decisions" and isinstance(item, dict) and item.get("evaluation") == "error":
+                            error = str(item.get("message") or "error")
+                        if isinstance(error, str) and error and (not endings or error.endswith(endings)):
+                            return True
+    return False
+
+
+def _memory() -> tuple[int | None, int | None]:
+    """The worker's virtual memory size and its peak, in bytes (None where /proc is missing)."""
+    size = peak = None
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    size = int(line.split()[1]) * 1024
+                elif line.startswith("VmPeak:"):
+                    peak = int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return size, peak
+
+
+def _bound(settings: Settings, size: int | None) -> None:
+    """Cap this evaluation: address space (its size now plus the budget) and CPU time (a backstop)."""
+    if size is not None:
+        resource.setrlimit(resource.RLIMIT_AS, (size + settings.memory_mb * MiB, resource.RLIM_INFINITY))
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = int(used.ru_utime + used.ru_stime + settings.timeout) + 2
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, resource.RLIM_INFINITY))
+
+
+def _unbound() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    resource.setrlimit(resource.RLIMIT_CPU, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+
+
+# --------------------------------------------------------------------------------------------
+# The web layer's entry point
+
+
+def init_app(app: Flask) -> None:
+    """Read the evaluation settings and, for process isolation, start this process's workers."""
+    from .ratelimit import refusal
+
+    settings = Settings.from_config(app.config)
+    app.extensions[EXTENSION] = settings
+    app.register_error_handler(EvaluationStopped, refusal)
+    if settings.isolation == "process":
+        pool_for(settings)
+
+
+def evaluate(payload: Any) -> dict[str, Any]:
+    """Evaluate a scenario under the current app's bounds (the JSON API body in, its response out).
+
+    Raises InputError for a body that is not an API request, EvaluationStopped at a bound.
+    """
+    settings: Settings = current_app.extensions.get(EXTENSION) or Settings.from_config(current_app.config)
+    if settings.isolation == "inline":
+        with limits.use(settings.limits):
+            return vap.evaluate(payload)
+    return pool_for(settings).evaluate(payload)
