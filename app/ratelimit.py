@@ -35,7 +35,7 @@ CONFIG_DEFAULTS = {
     "RATE_LIMIT_EVALUATE_BURST": 60,
     "RATE_LIMIT_SHARE_PER_MINUTE": 30,  # storing and importing scenarios
     "RATE_LIMIT_SHARE_BURST": 20,
-    "RATE_LIMIT_PENALTY": 30,  # tokens an evaluation stopped at its time or memory bound costs
+    "RATE_LIMIT_PENALTY": 60,  # tokens an evaluation stopped at its time or memory bound costs (a full burst)
     "RATE_LIMIT_CONCURRENT": 2,  # evaluations one client may have running at once
     "TRUSTED_PROXIES": 0,  # proxies in front whose X-Forwarded-For entry is the client's address
 }
