@@ -209,8 +209,15 @@ def share() -> Response:
     from . import shares, store
 
     values = form_values(request.form)
-    shared_id, _ = store.share(shares.get_store(), payload_from(values),
-                               int(current_app.config.get("SCENARIO_MAX_BYTES", store.DEFAULT_MAX_BYTES)))
+    try:
+        shared_id, _ = store.share(shares.get_store(), payload_from(values),
+                                   int(current_app.config.get("SCENARIO_MAX_BYTES", store.DEFAULT_MAX_BYTES)))
+    except (store.ScenarioError, store.ScenarioTooLarge) as exc:
+        code = 413 if isinstance(exc, store.ScenarioTooLarge) else 400
+        description = f"Nothing was shared: {exc}."
+        if request.headers.get("HX-Request"):  # shown in the result region; the editors keep their text
+            return make_response(render_template("_error.html", code=code, description=description), code)
+        return _page(values, None, file_error=description, status=code)
     link = url_for("shares.shared_page", scenario_id=shared_id)
     if request.headers.get("HX-Request"):
         response = make_response("", 204)

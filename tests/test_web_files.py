@@ -89,3 +89,25 @@ def test_export_of_an_empty_form_is_refused_with_the_reason(client):
     response = client.post("/export", data=form())
     assert response.status_code == 400
     assert "cannot export: there is nothing to share: every pane is empty" in response.get_data(as_text=True)
+
+
+def test_sharing_an_empty_form_says_why_and_stores_nothing(client):
+    from app import shares
+
+    response = client.post("/share", data=form(), headers={"HX-Request": "true"})
+    assert response.status_code == 400
+    assert "Nothing was shared: there is nothing to share: every pane is empty." in response.get_data(as_text=True)
+    assert "HX-Redirect" not in response.headers
+    assert shares.get_store(client.application).count() == 0
+
+
+def test_sharing_over_the_limit_keeps_the_panes_and_names_the_limit(tmp_path):
+    from app import create_app, shares
+
+    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path), "SCENARIO_MAX_BYTES": 1024})
+    response = app.test_client().post("/share", data=form(policy=POLICY + "#" * 2000))
+    assert response.status_code == 413
+    html = response.get_data(as_text=True)
+    assert "Nothing was shared: the scenario is" in html and "limited to 1024 bytes" in html
+    assert "typed by hand" in html
+    assert shares.get_store(app).count() == 0
