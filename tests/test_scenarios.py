@@ -49,8 +49,8 @@ CHECK_OPERATORS = frozenset({"equals", "contains", "matches", "length"})
 REQUEST_KEYS = frozenset(
     {"operation", "userInfo", "subResource", "name", "namespace", "dryRun", "options", "resource", "kind"}
 )
-# semantics.md §1.3.2: the HTTP code that goes with each reason a denial can carry.
-REASON_CODES = {"Forbidden": 403, "Invalid": 422, "RequestEntityTooLarge": 413}
+# semantics.md §1.3.2: the HTTP code that goes with each reason a denial can carry (NotFound: a missing Namespace).
+REASON_CODES = {"Forbidden": 403, "Invalid": 422, "RequestEntityTooLarge": 413, "NotFound": 404}
 VALIDATION_FAILURE_KEY = "validation.policy.admission.k8s.io/validation_failure"
 VALIDATION_FAILURE_FIELDS = ["message", "policy", "binding", "expressionIndex", "validationActions"]
 
