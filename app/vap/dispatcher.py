@@ -177,6 +177,9 @@ def dispatch(
     for policy in sorted(policies, key=lambda p: p.name):
         record: dict[str, Any] = {"name": policy.name, "matched": False, "explanation": [], "bindings": []}
         outcome.policies.append(record)
+        if outcome.request_error is not None:  # Dispatch returned at once: later policies never run
+            record["explanation"].append("not evaluated: the request failed before this policy was reached")
+            continue
         policy_bindings = by_policy.get(policy.name, [])
         if not policy_bindings:
             record["explanation"].append("no binding names this policy, so it is never evaluated")
@@ -231,6 +234,11 @@ def dispatch(
                 if not audit_failure_written:
                     outcome.audit_annotations[VALIDATION_FAILURE_KEY] = go_json([entry])
                     audit_failure_written = True
+            if outcome.request_error is not None:
+                break
+        if outcome.request_error is not None:  # this policy's audit annotations are never published
+            audit_values.pop(policy.name, None)
+            continue
         for key, values in audit_values.pop(policy.name, {}).items():
             full = f"{policy.name}/{key}"
             if full not in outcome.audit_annotations:
