@@ -18,6 +18,8 @@ from .documents import PANES, Document, Problem, load_pane
 from .params import param_kind_matches
 from .request import build_attributes, request_value
 from .resources import ResourceTable, builtin_table
+from .schemas import schema_set
+from .typecheck import check_policies, object_problems
 from .validator import expression_declarations
 
 ADMISSION_GROUP = "admissionregistration.k8s.io"
@@ -190,8 +192,18 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
     table = builtin_table(version)
     if crds:
         table = table.with_custom_resources(crds)
+    schemas = schema_set(version, crds)
+    for doc in (object_doc, old_object_doc):
+        if doc is not None:  # unknown and ill-typed fields, as kubectl's validation warns of them
+            problems.extend(object_problems(doc, schemas))
     rejected: list[dict[str, Any]] = []
     policies, bindings = _load_policy_docs(policy_docs, version, problems, rejected)
+    type_checking, type_problems = check_policies(
+        [(p.name, p.spec) for p in policies],
+        {d.name: d for d in policy_docs if d.kind == "ValidatingAdmissionPolicy"},
+        version=version, table=table, schemas=schemas,
+    )
+    problems.extend(type_problems)
     attrs, request_problems = build_attributes(
         object_doc=object_doc, old_object_doc=old_object_doc, request_doc=request_doc, table=table
     )
@@ -224,6 +236,8 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
     )
     rejected_policies = {r["name"]: r["message"] for r in rejected if r["kind"] == "ValidatingAdmissionPolicy"}
     for record in outcome.policies:
+        if record["name"] in type_checking:
+            record["typeChecking"] = type_checking[record["name"]]
         if record.get("missing") and record["name"] in rejected_policies:
             record["explanation"] = [
                 "the policy failed API validation, so the apiserver would not have stored it: "
