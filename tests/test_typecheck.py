@@ -358,6 +358,53 @@ def test_crd_fields(expression, expected):
     assert _messages(expression, WIDGETS, crds=[CRD]) == expected
 
 
+ODD_CRD = yaml.safe_load("""
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: things.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: things, kind: Thing}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              foo_bar: {type: string}
+              fooBar: {type: integer}
+              if: {type: string}
+              "1st": {type: string}
+              nested: {type: array, items: {type: array, items: {type: integer}}}
+              mapOfLists: {type: object, additionalProperties: {type: array, items: {type: string}}}
+              embedded:
+                type: object
+                x-kubernetes-embedded-resource: true
+                properties: {spec: {type: object, properties: {a: {type: string}}}}
+""")
+THINGS = dict(WIDGETS, resources=["things"])
+
+
+@pytest.mark.parametrize("expression, expected", [
+    pytest.param("object.spec.foo_bar == 'a' && object.spec.fooBar == 1", [], id="names alike but for case and _"),
+    pytest.param("object.spec.if == 'x' && object.spec.__if__ == 'x'", [], id="reserved word"),
+    pytest.param("object.spec.nested[0][0] == 1 && object.spec.mapOfLists['a'][0] == 'x'", [],
+                 id="lists of lists and maps of lists"),
+    pytest.param("object.spec.embedded.kind == 'X' && object.spec.embedded.metadata.name == 'a' "
+                 "&& object.spec.embedded.spec.a == 'b'", [], id="embedded resource"),
+    pytest.param("object.spec.embedded.metadata.labels.x == 'y'", ["undefined field 'labels'"],
+                 id="an embedded resource's metadata has only name and generateName"),
+])
+def test_crd_with_unusual_properties(expression, expected):
+    assert _messages(expression, THINGS, crds=[ODD_CRD]) == expected
+
+
 def test_crd_version_that_is_not_served_is_not_checked():
     result = _check(_spec(dict(WIDGETS, apiVersions=["v2"]), validations=["object.nothing"]), crds=[CRD])
     assert result.kinds == () and result.warnings == ()

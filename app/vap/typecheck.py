@@ -401,7 +401,10 @@ def check_policies(
     results: dict[str, dict[str, Any]] = {}
     problems: list[Problem] = []
     for name, spec in policies:
-        result = check_policy(spec, version=version, table=table, schemas=schemas)
+        try:
+            result = check_policy(spec, version=version, table=table, schemas=schemas)
+        except Exception as exc:  # type checking must never change the outcome (typechecking.go skips failures)
+            result = TypeChecking((), None, (), (f"type checking could not run: {exc}",))
         results[name] = result.to_json()
         doc = docs.get(name)
         if doc is not None:
@@ -412,7 +415,11 @@ def check_policies(
 def object_problems(doc: Document, schemas: SchemaSet) -> list[Problem]:
     """Unknown and ill-typed fields of a pasted object, as warnings at their lines."""
     out = []
-    for finding in check_object(doc.value, schemas):
+    try:
+        findings = check_object(doc.value, schemas)
+    except RecursionError:  # nested deeper than any Kubernetes object: nothing to say about its fields
+        findings = []
+    for finding in findings:
         line, column = doc.locate(finding.path)
         out.append(Problem(doc.pane, doc.index, line, column, render_path(finding.path), "warning", finding.message))
     return out

@@ -144,7 +144,9 @@ class _Builder:
         self.package = package
         self.keywords_as_fields = keywords_as_fields
         self.file = descriptor_pb2.FileDescriptorProto(
-            name=f"playground_schemas/{package.replace('.', '_')}.proto", package=package, syntax="proto3"
+            # proto2, and each field's own name as its JSON name: two properties such as foo_bar and fooBar
+            # would otherwise clash (proto3 and the Python runtime both refuse one JSON name for two fields)
+            name=f"playground_schemas/{package.replace('.', '_')}.proto", package=package, syntax="proto2",
         )
         self.file.dependency.extend(["google/protobuf/struct.proto", "google/protobuf/timestamp.proto",
                                      "google/protobuf/duration.proto"])
@@ -240,6 +242,11 @@ class _Builder:
         return Shape("message", message=full)
 
     def _add_field(self, msg: Any, name: str, number: int, shape: Shape) -> None:
+        before = len(msg.field)
+        self._add_typed_field(msg, name, number, shape)
+        msg.field[before].json_name = name
+
+    def _add_typed_field(self, msg: Any, name: str, number: int, shape: Shape) -> None:
         if shape.kind == "map":
             entry_name = map_entry_name(name)
             if any(t.name == entry_name for t in msg.nested_type):  # two fields alike but for '_': a dyn map
