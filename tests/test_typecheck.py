@@ -358,36 +358,24 @@ def test_crd_fields(expression, expected):
     assert _messages(expression, WIDGETS, crds=[CRD]) == expected
 
 
-ODD_CRD = yaml.safe_load("""
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: things.example.com}
-spec:
-  group: example.com
-  scope: Namespaced
-  names: {plural: things, kind: Thing}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              foo_bar: {type: string}
-              fooBar: {type: integer}
-              if: {type: string}
-              "1st": {type: string}
-              nested: {type: array, items: {type: array, items: {type: integer}}}
-              mapOfLists: {type: object, additionalProperties: {type: array, items: {type: string}}}
-              embedded:
-                type: object
-                x-kubernetes-embedded-resource: true
-                properties: {spec: {type: object, properties: {a: {type: string}}}}
-""")
+def _crd(plural: str, kind: str, spec_properties: str) -> dict:
+    """A one-version CRD of example.com whose spec has the given properties (YAML flow mapping)."""
+    crd = copy.deepcopy(CRD)
+    crd["metadata"]["name"] = f"{plural}.example.com"
+    crd["spec"]["names"] = {"plural": plural, "kind": kind}
+    crd["spec"]["versions"] = crd["spec"]["versions"][:1]
+    spec = {"type": "object", "properties": yaml.safe_load(spec_properties)}
+    schema = {"type": "object", "properties": {"spec": spec}}
+    crd["spec"]["versions"][0]["schema"] = {"openAPIV3Schema": schema}
+    return crd
+
+
+ODD_CRD = _crd("things", "Thing", """{
+  foo_bar: {type: string}, fooBar: {type: integer}, if: {type: string}, "1st": {type: string},
+  nested: {type: array, items: {type: array, items: {type: integer}}},
+  mapOfLists: {type: object, additionalProperties: {type: array, items: {type: string}}},
+  embedded: {type: object, x-kubernetes-embedded-resource: true,
+             properties: {spec: {type: object, properties: {a: {type: string}}}}}}""")
 THINGS = dict(WIDGETS, resources=["things"])
 
 
