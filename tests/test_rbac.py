@@ -587,3 +587,43 @@ def test_the_page_shows_each_check_with_its_grant(client) -> None:
     assert "data-authorizer-checks" in page and 'data-allowed="true"' in page
     assert "update deployments.apps/scale" in page
     assert "Rule 0 of ClusterRole <code>scaler</code>" in page
+
+
+@pytest.mark.parametrize(("name", "allowed"), [("admin-bypass", True), ("admin-bypass-denied", False)])
+def test_gallery_shows_the_bypass_for_an_admin_and_the_denial_for_a_developer(name: str, allowed: bool) -> None:
+    from app import examples
+    from app.web import payload_from
+
+    result = vap.evaluate(payload_from(examples.get(name).form()))
+    assert result["allowed"] is allowed
+    [check] = result["policies"][0]["bindings"][0]["evaluations"][0]["authorizerChecks"]
+    assert (check["verb"], check["resource"], check["namespace"]) == ("delete", "nodes", "")
+    assert check["allowed"] is allowed
+    if allowed:
+        assert check["grantedBy"]["binding"] == {"kind": "ClusterRoleBinding", "name": "kubeadm:cluster-admins"}
+    else:
+        assert result["status"]["code"] == 403 and check["reason"] == ""
+
+
+def test_an_evaluations_backend_lives_as_long_as_its_activation() -> None:
+    import gc
+
+    before = len(authz._sessions)
+    values = library.authorizer_activation(REQUEST, {}, lambda a: ("allow", "", None))
+    entries = dict(values)
+    assert len(authz._sessions) == before + 1
+    assert run("authorizer.path('/x').check('get').allowed()", entries) is True
+    del values
+    gc.collect()
+    assert len(authz._sessions) == before  # nothing of a finished evaluation stays behind
+    with pytest.raises(c.EvaluationError, match="no longer available"):
+        run("authorizer.path('/x').check('get').allowed()", entries)
+
+
+def test_checks_listed_per_evaluation_are_bounded() -> None:
+    values = library.authorizer_activation(REQUEST, {}, lambda a: ("no opinion", "", None))
+    assert run("[1, 2, 3].all(i, !authorizer.path('/x').check('get').allowed())", values) is True
+    assert len(values.checks) == 3
+    assert run("lists.range(150).all(i, !authorizer.path('/x').check('get').allowed())", values) is True
+    assert len(values.checks) == authz.MAX_RECORDED_CHECKS + 1
+    assert values.checks[-1] == {"omitted": 153 - authz.MAX_RECORDED_CHECKS}

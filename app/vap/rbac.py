@@ -304,8 +304,13 @@ class RBAC:
             considered.append(f"{binding.describe(subject)}: no rule of the {role.kind} matches")
         reason = f"RBAC: {_aggregate(errors)}" if errors else ""
         details: dict[str, Any] = {"bindingsForUser": considered}
-        if not considered:
-            details["explanation"] = "no binding names this user, one of its groups or its service account"
+        if not considered and namespace:
+            details["explanation"] = (f"no ClusterRoleBinding, and no RoleBinding in namespace {namespace!r}, names "
+                                      "this user, one of its groups or its service account")
+        elif not considered:
+            details["explanation"] = ("no ClusterRoleBinding names this user, one of its groups or its service "
+                                      "account (a RoleBinding grants only inside its namespace, and this check is "
+                                      "cluster-wide)")
         return Answer(NO_OPINION, reason, details=details)
 
 

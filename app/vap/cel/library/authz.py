@@ -5,9 +5,10 @@ The values (``authorizer``, ``authorizer.requestResource`` and everything derive
 messages holding a JSON state: who asks, and the check built so far. ``check()`` hands the finished
 ``authorizer.Attributes`` (as a dict) to a backend callable, which answers ``(decision, reason,
 error)`` and optionally a fourth item, a dict of details shown with the check (what granted it).
-Every check made through the values of one :func:`authorizer_activation` is recorded in its
-``checks`` list. With no backend every check answers "no opinion" with a reason saying so
-(``allowed()`` is then false, as with a real "no opinion").
+Every check made through the values of one :func:`authorizer_activation` given a backend is recorded
+in its ``checks`` list; the activation keeps the backend alive (keep it, not only a copy of its
+entries, while evaluating). With no backend every check answers "no opinion" with a reason saying
+so (``allowed()`` is then false, as with a real "no opinion").
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ NO_RULES_REASON = (
 )
 
 
+# Checks listed per evaluation (a comprehension can make thousands before the cost limit stops it).
+MAX_RECORDED_CHECKS = 100
+
+
 def deny_all_backend(attributes: dict[str, Any]) -> AuthorizeResult:
     return "no opinion", NO_RULES_REASON, None
 
@@ -42,11 +47,12 @@ def deny_all_backend(attributes: dict[str, Any]) -> AuthorizeResult:
 class _Session:
     """A backend and the checks made through it."""
 
-    __slots__ = ("backend", "checks", "__weakref__")
+    __slots__ = ("backend", "checks", "omitted", "__weakref__")
 
     def __init__(self, backend: Backend) -> None:
         self.backend = backend
         self.checks: list[dict[str, Any]] = []
+        self.omitted = 0
 
 
 # key -> session. Sessions are held by the activations using them (and a few recent ones here, for
@@ -59,17 +65,18 @@ _DEFAULT = _Session(deny_all_backend)
 _sessions["default"] = _DEFAULT
 
 
-def _register(session: _Session) -> str:
+def _register(session: _Session, *, keep: bool) -> str:
     with _lock:
         key = f"s{next(_keys)}"
         _sessions[key] = session
-        _recent.append(session)
+        if keep:
+            _recent.append(session)
     return key
 
 
 def register_backend(backend: Backend) -> str:
-    """Register a backend; return the key the CEL values carry."""
-    return _register(_Session(backend))
+    """Register a backend (kept while it is among the last 256 registered); return the key the CEL values carry."""
+    return _register(_Session(backend), keep=True)
 
 
 class AuthorizerActivation(dict):
@@ -82,6 +89,9 @@ class AuthorizerActivation(dict):
 
     @property
     def checks(self) -> list[dict[str, Any]]:
+        """The checks made, in order; past MAX_RECORDED_CHECKS a last entry ``{"omitted": n}`` counts the rest."""
+        if self.session.omitted:
+            return [*self.session.checks, {"omitted": self.session.omitted}]
         return self.session.checks
 
 
@@ -149,8 +159,11 @@ def authorizer_activation(
     request_attrs: the AdmissionRequest JSON with the *original* request resource (the apiserver
     builds ``authorizer.requestResource`` from the admission attributes, not the matched resource).
     """
-    session = _Session(backend or deny_all_backend)
-    key = _register(session)
+    if backend is None:  # the shared answer-nothing backend; no checks are recorded for it
+        session, key = _Session(deny_all_backend), "default"
+    else:
+        session = _Session(backend)
+        key = _register(session, keep=False)  # the activation keeps it alive
     base = _authorizer_state(user_info, key)
     entries = {
         "authorizer": _new(tp.AUTHORIZER, base),
@@ -231,7 +244,11 @@ def _check(c: object, verb: str) -> object:
     answer = tuple(session.backend(dict(attrs)))
     decision, reason, error = answer[0], str(answer[1] or ""), answer[2]
     details = answer[3] if len(answer) > 3 and isinstance(answer[3], Mapping) else {}
-    session.checks.append(_record(attrs, decision, reason, error, details))
+    if session is not _DEFAULT:  # the shared default records nothing
+        if len(session.checks) < MAX_RECORDED_CHECKS:
+            session.checks.append(_record(attrs, decision, reason, error, details))
+        else:
+            session.omitted += 1
     return _new(tp.DECISION, {"decision": decision, "reason": reason, "error": str(error or "")})
 
 
