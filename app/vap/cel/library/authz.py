@@ -9,6 +9,9 @@ Every check made through the values of one :func:`authorizer_activation` given a
 in its ``checks`` list; the activation keeps the backend alive (keep it, not only a copy of its
 entries, while evaluating). With no backend every check answers "no opinion" with a reason saying
 so (``allowed()`` is then false, as with a real "no opinion").
+
+Known difference: a 1.31 apiserver declares ``fieldSelector``/``labelSelector`` only with the alpha
+AuthorizeWithSelectors feature gate on (default on from 1.32); the playground declares them from 1.31.
 """
 
 from __future__ import annotations
