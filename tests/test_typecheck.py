@@ -566,7 +566,7 @@ def test_unknown_field_in_a_list_item():
 
 def test_ill_typed_field_is_worded_as_the_decoder_does():
     found, _ = _object_problems(DEPLOYMENT.replace("replicas: 3", 'replicas: "3"'))
-    assert found == [(7, "spec.replicas", 'Deployment in version "apps/v1" cannot be handled as a Deployment: '
+    assert found == [(7, "spec.replicas", 'Deployment in version "v1" cannot be handled as a Deployment: '
                                           "json: cannot unmarshal string into Go struct field DeploymentSpec.spec"
                                           ".replicas of type int32")]
 
@@ -587,7 +587,7 @@ def test_ill_typed_field_is_worded_as_the_decoder_does():
 ])
 def test_decoder_errors(change, path, message):
     found, _ = _object_problems(DEPLOYMENT.replace(*change))
-    assert [(p, m) for _, p, m in found] == [(path, 'Deployment in version "apps/v1" cannot be handled as a '
+    assert [(p, m) for _, p, m in found] == [(path, 'Deployment in version "v1" cannot be handled as a '
                                                     f"Deployment: {message}")]
 
 

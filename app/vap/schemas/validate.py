@@ -78,8 +78,8 @@ class _Walker:
         self.schemas = schemas
         self.schema = schema
         self.findings: list[Finding] = []
-        gv = f"{schema.group}/{schema.version}" if schema.group else schema.version
-        self.decode_prefix = f'{schema.kind} in version "{gv}" cannot be handled as a {schema.kind}: '
+        # k8s.io/apiserver/pkg/endpoints/handlers/rest.go transformDecodeError: the version without its group
+        self.decode_prefix = f'{schema.kind} in version "{schema.version}" cannot be handled as a {schema.kind}: '
 
     # -- Go type names, for the decoder's messages
 
