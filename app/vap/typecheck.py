@@ -122,10 +122,12 @@ def types_to_check(spec: Mapping[str, Any], table: ResourceTable) -> _Kinds:
         groups, versions = _strings(rule.get("apiGroups")), _strings(rule.get("apiVersions"))
         resources = [r for r in _strings(rule.get("resources")) if not any(c in r for c in "*/")]
         where = f"resourceRules[{index}]"
-        if any("*" in g for g in groups) or not groups:
+        if not groups or not versions:
+            continue  # matches nothing
+        if any("*" in g for g in groups):
             out.skipped.append(f"{where}: a wildcard API group matches kinds that are not type-checked")
             continue
-        if any("*" in v for v in versions) or not versions:
+        if any("*" in v for v in versions):
             out.skipped.append(f"{where}: a wildcard API version matches kinds that are not type-checked")
             continue
         if len(resources) < len(_strings(rule.get("resources"))):
