@@ -47,4 +47,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         web = None
     if web is not None:
         app.register_blueprint(web.bp)
+        from . import testcases, workshop
+
+        app.register_blueprint(testcases.bp)
+        app.register_blueprint(workshop.bp)
     return app

@@ -14,7 +14,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, make_response, redirect, render_template, request, url_for
 
-from . import examples, vap
+from . import examples, testcases, vap
 
 bp = Blueprint("web", __name__)
 
@@ -54,6 +54,7 @@ def form_values(form: Any) -> dict[str, str]:
     values = {name: form.get(name, "") for name, _, _ in PANES}
     values["kubernetesVersion"] = form.get("kubernetesVersion", "")
     values["operation"] = form.get("operation", "")
+    values["testCases"] = form.get("testCases", "")
     return values
 
 
@@ -147,10 +148,11 @@ def pretty_json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
 
-def _page(values: dict[str, str], example: examples.Example | None, shared_id: str | None = None) -> Response:
+def _page(values: dict[str, str], example: examples.Example | None, shared_id: str | None = None,
+          template: str = "index.html", **extra: Any) -> Response:
     versions, default_version = kubernetes_versions()
     html = render_template(
-        "index.html",
+        template,
         values=values,
         example=example,
         shared_id=shared_id,
@@ -161,6 +163,8 @@ def _page(values: dict[str, str], example: examples.Example | None, shared_id: s
         versions=versions,
         default_version=default_version,
         default_request=examples.DEFAULT_REQUEST,
+        testcases=testcases.run_form(payload_from(values), values.get("testCases")),
+        **extra,
     )
     return make_response(html)
 
@@ -180,6 +184,7 @@ def render_playground(scenario: dict[str, Any], *, shared_id: str) -> Response:
     values = {name: _pane_text(scenario.get(name)) for name, _, _ in PANES}
     values["kubernetesVersion"] = str(scenario.get("kubernetesVersion") or "")
     values["operation"] = ""
+    values["testCases"] = testcases.cases_text(scenario.get("testCases"))
     return _page(values, None, shared_id=shared_id)
 
 
@@ -197,7 +202,10 @@ def share() -> Response:
     from . import shares, store
 
     values = form_values(request.form)
-    shared_id, _ = store.share(shares.get_store(), payload_from(values),
+    payload = payload_from(values)
+    if values["testCases"].strip():
+        payload["testCases"] = values["testCases"]
+    shared_id, _ = store.share(shares.get_store(), payload,
                                int(current_app.config.get("SCENARIO_MAX_BYTES", store.DEFAULT_MAX_BYTES)))
     link = url_for("shares.shared_page", scenario_id=shared_id)
     if request.headers.get("HX-Request"):
@@ -212,7 +220,9 @@ def evaluate() -> Response:
     """Evaluate the form: the result partial for htmx, the whole page otherwise."""
     values = form_values(request.form)
     if request.headers.get("HX-Request"):
-        response = make_response(render_template("_result.html", result=summarize(values)))
+        response = make_response(render_template("_result.html", result=summarize(values))
+                                 + testcases.render(testcases.run_form(payload_from(values), values["testCases"]),
+                                                    oob=True))
     else:
         response = _page(values, None)
     response.vary.add("HX-Request")
