@@ -206,7 +206,157 @@
     cm.getWrapperElement().scrollIntoView({block: "center"});
   }
 
+  // --- Scenario files: import (file picker or drop) and export --------------------------------
+
+  var PANE_NAMES = ["policy", "binding", "params", "object", "oldObject", "namespace", "request"];
+
+  function fileStatus(message, ok) {
+    var status = document.getElementById("import-status");
+    if (!status) { return; }
+    status.textContent = message;
+    status.classList.toggle("ok", !!ok);
+    status.hidden = !message;
+  }
+
+  function paneText(value) {
+    if (value === undefined || value === null) { return ""; }
+    return typeof value === "string" ? value : JSON.stringify(value, null, 2);
+  }
+
+  // Fill every pane from an imported scenario (empty panes are cleared), then evaluate.
+  function openScenario(scenario) {
+    PANE_NAMES.forEach(function (name) {
+      var text = paneText(scenario[name]);
+      var cm = editors[name];
+      var textarea = document.getElementById("pane-" + name);
+      if (cm) {
+        cm.setValue(text);
+        cm.save();
+      } else if (textarea) {
+        textarea.value = text;
+      }
+      var details = textarea && textarea.closest("details");
+      if (details && text.trim() && !details.open) {
+        details.open = true;
+        if (cm) { cm.refresh(); }
+      }
+    });
+    setPane("testCases", paneText(scenario.testCases));  // a stored list shows as JSON, which is YAML too
+    var version = document.getElementById("kubernetes-version");
+    if (version && scenario.kubernetesVersion) {
+      var known = Array.prototype.some.call(version.options, function (o) {
+        return o.value === scenario.kubernetesVersion;
+      });
+      if (known) { version.value = scenario.kubernetesVersion; }
+    }
+    var operation = document.getElementById("operation");
+    if (operation) { operation.value = ""; }   // the operation travels in the Request pane
+    evaluate();
+  }
+
+  // Send the file to the import API; the editors change only when the file is a scenario.
+  function importFile(file) {
+    if (!file) { return; }
+    var body = new FormData();
+    body.append("file", file);
+    fileStatus("Importing " + file.name + "…", true);
+    fetch("/api/v1/scenarios/import", {method: "POST", body: body, credentials: "same-origin"})
+      .then(function (response) {
+        return response.json().catch(function () {
+          return {error: "the server answered " + response.status};
+        }).then(function (data) { return {ok: response.ok, data: data}; });
+      })
+      .then(function (answer) {
+        if (!answer.ok) {
+          fileStatus("Could not import " + file.name + ": " + (answer.data.error || "not a scenario file") +
+            ". The panes are unchanged.");
+          return;
+        }
+        openScenario(answer.data);
+        fileStatus("Imported " + file.name + ".", true);
+      })
+      .catch(function () {
+        fileStatus("Could not import " + file.name + ": the server did not answer. The panes are unchanged.");
+      });
+  }
+
+  function exportScenario() {
+    var f = form();
+    Object.keys(editors).forEach(function (name) { editors[name].save(); });
+    var fields = new URLSearchParams();
+    new FormData(f).forEach(function (value, key) {
+      if (typeof value === "string") { fields.append(key, value); }
+    });
+    fetch(f.querySelector("#export").getAttribute("formaction"), {
+      method: "POST", body: fields, credentials: "same-origin"
+    }).then(function (response) {
+      var type = response.headers.get("Content-Type") || "";
+      if (!response.ok || type.indexOf("yaml") < 0) {
+        fileStatus("Could not export: " + (response.ok ? "unexpected answer" : "every pane is empty or the " +
+          "scenario is over the size limit") + ".");
+        return null;
+      }
+      return response.blob();
+    }).then(function (blob) {
+      if (!blob) { return; }
+      var link = document.createElement("a");
+      link.href = URL.createObjectURL(blob);
+      link.download = "scenario.yaml";
+      document.body.appendChild(link);
+      link.click();
+      link.remove();
+      setTimeout(function () { URL.revokeObjectURL(link.href); }, 1000);
+      fileStatus("", true);
+    }).catch(function () { fileStatus("Could not export: the server did not answer."); });
+  }
+
+  function hasFiles(event) {
+    var types = event.dataTransfer && event.dataTransfer.types;
+    return !!types && Array.prototype.indexOf.call(types, "Files") >= 0;
+  }
+
+  function setUpFiles() {
+    var input = document.getElementById("import-file");
+    if (input) {
+      input.addEventListener("change", function () {
+        importFile(input.files && input.files[0]);
+        input.value = "";                    // the same file can be chosen again
+      });
+    }
+    var exportButton = document.getElementById("export");
+    if (exportButton) {
+      exportButton.addEventListener("click", function (event) {
+        event.preventDefault();
+        exportScenario();
+      });
+    }
+    // Dropping a file anywhere on the page imports it (an editor would otherwise insert its text).
+    var depth = 0;
+    document.addEventListener("dragenter", function (event) {
+      if (!hasFiles(event)) { return; }
+      depth += 1;
+      document.documentElement.classList.add("dropping");
+    }, true);
+    document.addEventListener("dragleave", function (event) {
+      if (!hasFiles(event)) { return; }
+      depth = Math.max(depth - 1, 0);
+      if (!depth) { document.documentElement.classList.remove("dropping"); }
+    }, true);
+    document.addEventListener("dragover", function (event) {
+      if (hasFiles(event)) { event.preventDefault(); }
+    }, true);
+    document.addEventListener("drop", function (event) {
+      if (!hasFiles(event)) { return; }
+      event.preventDefault();
+      event.stopPropagation();
+      depth = 0;
+      document.documentElement.classList.remove("dropping");
+      importFile(event.dataTransfer.files[0]);
+    }, true);
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    setUpFiles();
     document.querySelectorAll("textarea[data-editor]").forEach(setUpEditor);
     document.documentElement.classList.add("js");
     showResult();

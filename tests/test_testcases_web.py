@@ -200,3 +200,18 @@ def test_stored_test_cases_as_a_list_still_open(client):
     html = client.get(f"/s/{scenario_id}").get_data(as_text=True)
     assert "- name: listed\n  object: |\n    apiVersion: apps/v1" in htmllib.unescape(html)
     assert "1 of 1 test case pass" in html
+
+
+def test_the_pages_export_and_import_carry_the_test_cases(client):
+    exported = client.post("/export", data=page_form())
+    assert exported.status_code == 200
+    text = exported.get_data(as_text=True)
+    assert "\ntestCases: |\n  - name: five replicas are denied\n" in text
+    from io import BytesIO
+
+    opened = client.post("/import", data={**page_form(testCases=""), "scenarioFile": (BytesIO(text.encode()),
+                                                                                          "s.yaml")},
+                         content_type="multipart/form-data")
+    html = opened.get_data(as_text=True)
+    assert opened.status_code == 200 and "2 of 3 test cases pass" in html
+    assert "- name: five replicas are denied" in html
