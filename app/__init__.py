@@ -42,4 +42,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(shares.bp)
     app.register_blueprint(web.bp)
+    from . import testcases, workshop
+
+    app.register_blueprint(testcases.bp)
+    app.register_blueprint(workshop.bp)
     return app

@@ -14,7 +14,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, make_response, redirect, render_template, request, url_for
 
-from . import examples, vap
+from . import examples, testcases, vap
 
 bp = Blueprint("web", __name__)
 
@@ -54,6 +54,7 @@ def form_values(form: Any) -> dict[str, str]:
     values = {name: form.get(name, "") for name, _, _ in PANES}
     values["kubernetesVersion"] = form.get("kubernetesVersion", "")
     values["operation"] = form.get("operation", "")
+    values["testCases"] = form.get("testCases", "")
     return values
 
 
@@ -81,6 +82,14 @@ def payload_from(values: dict[str, str]) -> dict[str, Any]:
         payload["request"] = with_operation(payload["request"], values["operation"])
     if values.get("kubernetesVersion"):
         payload["kubernetesVersion"] = values["kubernetesVersion"]
+    return payload
+
+
+def scenario_payload(values: dict[str, str]) -> dict[str, Any]:
+    """The scenario the form describes, for sharing and export: the API body and the test cases."""
+    payload = payload_from(values)
+    if values.get("testCases", "").strip():
+        payload["testCases"] = values["testCases"]
     return payload
 
 
@@ -153,10 +162,12 @@ def _page(
     shared_id: str | None = None,
     file_error: str | None = None,
     status: int = 200,
+    template: str = "index.html",
+    **extra: Any,
 ) -> Response:
     versions, default_version = kubernetes_versions()
     html = render_template(
-        "index.html",
+        template,
         values=values,
         example=example,
         shared_id=shared_id,
@@ -168,6 +179,8 @@ def _page(
         versions=versions,
         default_version=default_version,
         default_request=examples.DEFAULT_REQUEST,
+        testcases=testcases.run_form(payload_from(values), values.get("testCases")),
+        **extra,
     )
     return make_response(html, status)
 
@@ -187,6 +200,7 @@ def scenario_values(scenario: dict[str, Any]) -> dict[str, str]:
     values = {name: _pane_text(scenario.get(name)) for name, _, _ in PANES}
     values["kubernetesVersion"] = str(scenario.get("kubernetesVersion") or "")
     values["operation"] = ""
+    values["testCases"] = testcases.cases_text(scenario.get("testCases"))
     return values
 
 
@@ -210,7 +224,7 @@ def share() -> Response:
 
     values = form_values(request.form)
     try:
-        shared_id, _ = store.share(shares.get_store(), payload_from(values),
+        shared_id, _ = store.share(shares.get_store(), scenario_payload(values),
                                    int(current_app.config.get("SCENARIO_MAX_BYTES", store.DEFAULT_MAX_BYTES)))
     except (store.ScenarioError, store.ScenarioTooLarge) as exc:
         code = 413 if isinstance(exc, store.ScenarioTooLarge) else 400
@@ -254,7 +268,7 @@ def export_scenario() -> Response:
     from . import store
 
     try:
-        scenario, _ = store.prepare(payload_from(form_values(request.form)),
+        scenario, _ = store.prepare(scenario_payload(form_values(request.form)),
                                     int(current_app.config.get("SCENARIO_MAX_BYTES", store.DEFAULT_MAX_BYTES)))
     except (store.ScenarioError, store.ScenarioTooLarge) as exc:
         return _page(form_values(request.form), None, file_error=f"cannot export: {exc}", status=400)
@@ -269,7 +283,9 @@ def evaluate() -> Response:
     """Evaluate the form: the result partial for htmx, the whole page otherwise."""
     values = form_values(request.form)
     if request.headers.get("HX-Request"):
-        response = make_response(render_template("_result.html", result=summarize(values)))
+        response = make_response(render_template("_result.html", result=summarize(values))
+                                 + testcases.render(testcases.run_form(payload_from(values), values["testCases"]),
+                                                    oob=True))
     else:
         response = _page(values, None)
     response.vary.add("HX-Request")

@@ -115,11 +115,77 @@
     var result = document.getElementById("result");
     if (!result) { return; }
     result.querySelectorAll("[data-problem]").forEach(markProblem);
+    // Problems in the Test cases pane are listed with the test cases matrix.
+    var cases = document.getElementById("testcases-result");
+    if (cases) { cases.querySelectorAll("[data-problem]").forEach(markProblem); }
     var announce = document.getElementById("announce");
     var banner = result.querySelector("[data-banner]");
     if (announce && banner) {
-      announce.textContent = banner.textContent.replace(/\s+/g, " ").trim();
+      var summaries = document.querySelectorAll("[data-checks-summary], [data-testcases-summary]");
+      announce.textContent = [banner].concat(Array.prototype.slice.call(summaries)).map(function (el) {
+        return el.textContent.replace(/\s+/g, " ").trim();
+      }).join(". ");
     }
+  }
+
+  function setPane(name, text) {
+    var cm = editors[name];
+    if (cm) {
+      cm.setValue(text);  // undoable with Ctrl/Cmd+Z in that editor
+      cm.save();
+    } else {
+      var textarea = document.getElementById("pane-" + name);
+      if (textarea) { textarea.value = text; }
+    }
+    var details = document.querySelector('details[data-pane="' + name + '"]');
+    if (details && text.trim() && !details.open) {
+      details.open = true;
+      if (cm) { cm.refresh(); }
+    }
+  }
+
+  // A test case's Open button: its objects, params, namespace and request go into the panes
+  // (the policy and binding stay), then the main view evaluates it.
+  function openCase(button) {
+    var values;
+    try {
+      values = JSON.parse(button.dataset.openCase);
+    } catch (e) {
+      return;
+    }
+    ["object", "oldObject", "params", "namespace", "request"].forEach(function (name) {
+      if (typeof values[name] === "string") { setPane(name, values[name]); }
+    });
+    var operation = document.getElementById("operation");
+    if (operation) { operation.value = values.operation || ""; }
+    evaluate();
+    var editorsRegion = document.getElementById("editors");
+    if (editorsRegion) { editorsRegion.scrollIntoView({block: "start"}); }
+  }
+
+  // "Add the current request as a test case": the server appends it to the pane's text.
+  function addCase(button) {
+    var f = form();
+    var status = document.getElementById("add-case-status");
+    if (!f) { return; }
+    Object.keys(editors).forEach(function (name) { editors[name].save(); });
+    fetch(button.dataset.url, {method: "POST", body: new FormData(f), credentials: "same-origin"})
+      .then(function (response) {
+        return response.json().then(function (body) { return {ok: response.ok, body: body}; });
+      })
+      .then(function (answer) {
+        if (!answer.ok) {
+          if (status) { status.textContent = answer.body.error || "The test case could not be added."; }
+          return;
+        }
+        setPane("testCases", answer.body.testCases);
+        var cm = editors.testCases;
+        if (cm) { cm.setCursor(cm.lineCount() - 1, 0); }
+        if (status) { status.textContent = "Added; evaluate to run the test cases."; }
+      })
+      .catch(function () {
+        if (status) { status.textContent = "The test case could not be added: the server did not answer."; }
+      });
   }
 
   function goTo(item) {
@@ -175,6 +241,7 @@
         if (cm) { cm.refresh(); }
       }
     });
+    setPane("testCases", paneText(scenario.testCases));  // a stored list shows as JSON, which is YAML too
     var version = document.getElementById("kubernetes-version");
     if (version && scenario.kubernetesVersion) {
       var known = Array.prototype.some.call(version.options, function (o) {
@@ -307,6 +374,10 @@
   document.addEventListener("click", function (event) {
     var button = event.target.closest("[data-goto]");
     if (button) { goTo(button.closest("[data-problem]")); }
+    var open = event.target.closest("[data-open-case]");
+    if (open) { openCase(open); }
+    var add = event.target.closest("[data-add-case]");
+    if (add) { addCase(add); }
   });
 
   // After each swap of the result region (results and error responses alike).
