@@ -29,6 +29,7 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
@@ -46,6 +47,7 @@ MiB = 1024 * 1024
 CONFIG_DEFAULTS: dict[str, Any] = {
     "EVALUATION_ISOLATION": "process",  # "process" (bounded workers) or "inline" (in the server process)
     "EVALUATION_TIMEOUT_SECONDS": 5.0,  # wall-clock bound of one evaluation
+    "EVALUATION_SUITE_TIMEOUT_SECONDS": 30.0,  # wall-clock bound of one run of test cases or checks
     "EVALUATION_MEMORY_MB": 256,  # memory one evaluation may add to its worker
     "EVALUATION_WORKERS": 8,  # most worker processes per server process
     "EVALUATION_SPARE_WORKERS": 2,  # idle workers kept ready
@@ -84,6 +86,7 @@ class Settings:
 
     isolation: str = "process"
     timeout: float = 5.0
+    suite_timeout: float = 30.0
     memory_mb: int = 256
     workers: int = 8
     spare: int = 2
@@ -99,6 +102,8 @@ class Settings:
         return cls(
             isolation=isolation,
             timeout=float(config.get("EVALUATION_TIMEOUT_SECONDS") or CONFIG_DEFAULTS["EVALUATION_TIMEOUT_SECONDS"]),
+            suite_timeout=float(config.get("EVALUATION_SUITE_TIMEOUT_SECONDS")
+                                or CONFIG_DEFAULTS["EVALUATION_SUITE_TIMEOUT_SECONDS"]),
             memory_mb=int(config.get("EVALUATION_MEMORY_MB") or CONFIG_DEFAULTS["EVALUATION_MEMORY_MB"]),
             workers=max(1, int(config.get("EVALUATION_WORKERS") or CONFIG_DEFAULTS["EVALUATION_WORKERS"])),
             spare=max(0, int(config.get("EVALUATION_SPARE_WORKERS", CONFIG_DEFAULTS["EVALUATION_SPARE_WORKERS"]))),
@@ -107,11 +112,19 @@ class Settings:
             limits=limits.Limits.from_config(config),
         )
 
-    def timeout_error(self) -> EvaluationTimeout:
+    def time_bound(self, job: str) -> tuple[float, str]:
+        """The wall-clock bound of a job, and its configuration name."""
+        if job in SUITE_JOBS:
+            return self.suite_timeout, "EVALUATION_SUITE_TIMEOUT_SECONDS"
+        return self.timeout, "EVALUATION_TIMEOUT_SECONDS"
+
+    def timeout_error(self, job: str = "evaluate") -> EvaluationTimeout:
+        seconds, name = self.time_bound(job)
+        what = "the test cases were" if job in SUITE_JOBS else "the evaluation was"
         return EvaluationTimeout(
-            f"the evaluation was stopped after {self.timeout:g} seconds, the most one evaluation may take "
-            f"(limit: PLAYGROUND_EVALUATION_TIMEOUT_SECONDS = {self.timeout:g}); make the scenario smaller "
-            "or its expressions cheaper", "EVALUATION_TIMEOUT_SECONDS")
+            f"{what} stopped after {seconds:g} seconds, the most {'they' if job in SUITE_JOBS else 'one evaluation'} "
+            f"may take (limit: PLAYGROUND_{name} = {seconds:g}); make the scenario smaller or its expressions "
+            "cheaper", name)
 
     def memory_error(self) -> EvaluationOutOfMemory:
         return EvaluationOutOfMemory(
@@ -244,35 +257,40 @@ class Pool:
     def evaluate(self, payload: Any) -> dict[str, Any]:
         """Evaluate in a worker; raise EvaluationStopped at a bound, InputError for a wrong body."""
         check_payload(payload)
-        body = json.dumps(payload).encode()
+        return self.run("evaluate", payload)
+
+    def run(self, job: str, *args: Any) -> Any:
+        """Run one of JOBS in a worker, with its arguments (JSON values); raise EvaluationStopped at a bound."""
+        if job not in JOBS:
+            raise ValueError(f"unknown job {job!r}")
+        body = json.dumps({"job": job, "args": args}).encode()
         worker = self._acquire()
         keep = False
         try:
-            reply, keep = self._run(worker, body)
+            reply, keep = self._run(worker, body, job)
         finally:
             self._release(worker, keep=keep)
         return _answer(reply, self.settings)
 
-    def _run(self, worker: _Worker, body: bytes) -> tuple[dict[str, Any], bool]:
+    def _run(self, worker: _Worker, body: bytes, job: str) -> tuple[dict[str, Any], bool]:
         settings = self.settings
+        timeout, _ = settings.time_bound(job)
         started = time.monotonic()
         try:
             worker.conn.send_bytes(body)
         except OSError:
             raise RuntimeError("an evaluation worker went away before it was given the scenario") from None
         slowed = False
-        if not worker.conn.poll(min(settings.slow, settings.timeout)):
+        if not worker.conn.poll(min(settings.slow, timeout)):
             slowed = _lower_priority(worker.pid)
-            if not worker.conn.poll(max(0.0, settings.timeout - (time.monotonic() - started))):
-                raise settings.timeout_error()
+            if not worker.conn.poll(max(0.0, timeout - (time.monotonic() - started))):
+                raise settings.timeout_error(job)
         try:
             reply = json.loads(worker.conn.recv_bytes())
         except (EOFError, OSError):
             worker.process.join(timeout=5)
-            if time.monotonic() - started >= settings.timeout:
-                raise settings.timeout_error() from None
-            if worker.process.exitcode == -signal.SIGXCPU:
-                raise settings.timeout_error() from None  # the CPU-time backstop fired
+            if time.monotonic() - started >= timeout or worker.process.exitcode == -signal.SIGXCPU:
+                raise settings.timeout_error(job) from None  # killed for time (SIGXCPU: the CPU-time backstop)
             if worker.process.exitcode in (-signal.SIGKILL, -signal.SIGABRT, -signal.SIGSEGV, -signal.SIGBUS):
                 raise settings.memory_error() from None  # the kernel or the allocator stopped it
             raise RuntimeError(f"an evaluation worker stopped unexpectedly (exit {worker.process.exitcode})") from None
@@ -353,6 +371,57 @@ def _close_pools() -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# What a worker can be asked to do: JSON values in, JSON values out
+
+
+def _test_cases(payload: dict[str, Any], tests: Any) -> dict[str, Any] | None:
+    from . import testcases
+
+    return testcases.run_form(payload, tests)
+
+
+def _suite(payload: dict[str, Any], with_responses: bool) -> dict[str, Any]:
+    from .vap import suite
+
+    return suite.run_suite(payload).to_json(with_responses=with_responses)
+
+
+def _checks(exercise: str, payload: dict[str, Any]) -> dict[str, Any] | None:
+    from . import exercises, testcases
+
+    found = exercises.get(exercise)
+    return None if found is None else testcases.summarize(found.check(payload), hidden=True)
+
+
+def _add_case(payload: dict[str, Any], operation: str, text: str) -> dict[str, str]:
+    from . import testcases
+
+    return testcases.add_to_cases(payload, operation, text)
+
+
+def _scenario_file(text: str) -> dict[str, Any]:
+    from . import store
+
+    try:
+        return {"scenario": store.parse_yaml(text.encode("latin-1"))}
+    except store.ScenarioError as exc:
+        return {"error": str(exc)}
+    except RecursionError:
+        return {"error": "the file nests mappings and lists too deeply to read"}
+
+
+JOBS: dict[str, Callable[..., Any]] = {
+    "evaluate": lambda payload: vap.evaluate(payload),  # looked up at call time: tests may stand in for it
+    "test_cases": _test_cases,  # the page's Test cases pane
+    "suite": _suite,  # POST /api/v1/test
+    "checks": _checks,  # a workshop exercise's hidden checks
+    "add_case": _add_case,  # the page's "add this request as a test case"
+    "scenario_file": _scenario_file,  # reading a scenario file (YAML) for sharing, importing or testing
+}
+SUITE_JOBS = frozenset({"test_cases", "suite", "checks"})
+
+
+# --------------------------------------------------------------------------------------------
 # The worker side
 
 
@@ -373,14 +442,15 @@ def _serve(conn: Connection, settings: Settings) -> None:
         except (EOFError, OSError):
             return
         size, peak_before = _memory()
-        _bound(settings, size)
-        reply = _evaluate(body)
+        message = json.loads(body)
+        _bound(settings, size, settings.time_bound(message["job"])[0])
+        reply = _perform(message["job"], message["args"])
         _unbound()
         _, peak = _memory()
         # Near the bound (half of it or more, beyond the worker's size before): an allocation may have
         # failed inside the engine, which reports that as an evaluation error, not as an exception.
         heavy = size is not None and peak is not None and peak > max(peak_before or 0, size + budget // 2)
-        if heavy and "response" in reply and _has_errors(reply["response"]):
+        if heavy and isinstance(reply.get("response"), dict) and _has_errors(reply["response"]):
             reply = {"error": "memory"}
         if heavy or reply.get("error") == "memory":
             reply["retire"] = True
@@ -392,10 +462,10 @@ def _serve(conn: Connection, settings: Settings) -> None:
             return
 
 
-def _evaluate(body: bytes) -> dict[str, Any]:
+def _perform(job: str, args: list[Any]) -> dict[str, Any]:
     try:
-        response = vap.evaluate(json.loads(body))
-        if _has_errors(response, _ALLOCATION_FAILED):
+        response = JOBS[job](*args)
+        if isinstance(response, dict) and _has_errors(response, _ALLOCATION_FAILED):
             return {"error": "memory"}
         return {"response": response}
     except MemoryError:
@@ -443,12 +513,12 @@ def _memory() -> tuple[int | None, int | None]:
     return size, peak
 
 
-def _bound(settings: Settings, size: int | None) -> None:
+def _bound(settings: Settings, size: int | None, seconds: float) -> None:
     """Cap this evaluation: address space (its size now plus the budget) and CPU time (a backstop)."""
     if size is not None:
         resource.setrlimit(resource.RLIMIT_AS, (size + settings.memory_mb * MiB, resource.RLIM_INFINITY))
     used = resource.getrusage(resource.RUSAGE_SELF)
-    cpu = int(used.ru_utime + used.ru_stime + settings.timeout) + 2
+    cpu = int(used.ru_utime + used.ru_stime + seconds) + 2
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, resource.RLIM_INFINITY))
 
 
@@ -472,13 +542,36 @@ def init_app(app: Flask) -> None:
         pool_for(settings)
 
 
+def _settings() -> Settings:
+    return current_app.extensions.get(EXTENSION) or Settings.from_config(current_app.config)
+
+
 def evaluate(payload: Any) -> dict[str, Any]:
     """Evaluate a scenario under the current app's bounds (the JSON API body in, its response out).
 
     Raises InputError for a body that is not an API request, EvaluationStopped at a bound.
     """
-    settings: Settings = current_app.extensions.get(EXTENSION) or Settings.from_config(current_app.config)
+    settings = _settings()
     if settings.isolation == "inline":
         with limits.use(settings.limits):
             return vap.evaluate(payload)
     return pool_for(settings).evaluate(payload)
+
+
+def run(job: str, *args: Any) -> Any:
+    """Run one of JOBS (test cases, a suite, workshop checks) under the current app's bounds."""
+    settings = _settings()
+    if settings.isolation == "inline":
+        with limits.use(settings.limits):
+            return JOBS[job](*args)
+    return pool_for(settings).run(job, *args)
+
+
+def parse_scenario_file(data: bytes) -> dict[str, Any]:
+    """Read a scenario file as app.store.parse_yaml does, under the bounds; raise ScenarioError as it does."""
+    from . import store
+
+    reply = run("scenario_file", data.decode("latin-1"))  # bytes through JSON, unchanged
+    if "error" in reply:
+        raise store.ScenarioError(reply["error"])
+    return reply["scenario"]

@@ -256,7 +256,8 @@ CASES = [
         "apiVersion: playground.admission/v1\nkind: Scenario\nx: " + h.billion_laughs().replace("\n", "\n  "),
         "application/yaml", "/api/v1/scenarios/import"), error(400, "not a scenario file")),
     Case("deep nesting in a scenario file", raw("[" * 50_000 + "]" * 50_000, "application/yaml",
-                                                "/api/v1/scenarios/import"), error(400, "not a scenario file")),
+                                                "/api/v1/scenarios/import"),
+         either(error(400, "not a scenario file"), stopped)),  # reading it may take the time bound
 ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -160,3 +161,64 @@ def test_inline_isolation_runs_the_core_in_the_server_process(monkeypatch):
 def test_unknown_isolation_is_a_configuration_error():
     with pytest.raises(ValueError, match="EVALUATION_ISOLATION"):
         create_app({"TESTING": True, "EVALUATION_ISOLATION": "thread"})
+
+
+def _pair(tmp_path):
+    """The same app evaluating in workers and in process, to compare what they answer."""
+    config = {"TESTING": True, "DATA_DIR": str(tmp_path), "DATABASE_URL": "", "EVALUATION_TIMEOUT_SECONDS": TIMEOUT,
+              "EVALUATION_MEMORY_MB": 64, "EVALUATION_WORKERS": 3, "EVALUATION_SPARE_WORKERS": 1}
+    return (create_app({**config, "EVALUATION_ISOLATION": "process"}).test_client(),
+            create_app({**config, "EVALUATION_ISOLATION": "inline"}).test_client())
+
+
+def _strip_timings(html: str) -> str:
+    import re
+
+    return re.sub(r"\d+(\.\d+)? ?(µs|ms)", "", html)
+
+
+def test_test_cases_add_case_suites_and_workshop_checks_run_in_workers(tmp_path):
+    from tests.test_testcases_web import CASES, page_form
+
+    workers, inline = _pair(tmp_path)
+    body = {**warm.example_bodies()[0], "testCases": CASES}
+    assert workers.post("/api/v1/test", json=body).get_json() == inline.post("/api/v1/test", json=body).get_json()
+    form = page_form()
+    for path in ("/evaluate", "/testcases/add", "/workshop/first-validation/evaluate"):
+        got = workers.post(path, data=form, headers={"HX-Request": "true"})
+        expected = inline.post(path, data=form, headers={"HX-Request": "true"})
+        assert got.status_code == expected.status_code == 200, path
+        assert _strip_timings(got.get_data(as_text=True)) == _strip_timings(expected.get_data(as_text=True)), path
+
+
+def test_a_long_suite_stops_at_the_suite_bound(tmp_path):
+    app = create_app({"TESTING": True, "EVALUATION_ISOLATION": "process", "EVALUATION_TIMEOUT_SECONDS": TIMEOUT,
+                      "EVALUATION_SUITE_TIMEOUT_SECONDS": 1.5, "EVALUATION_MEMORY_MB": 64,
+                      "EVALUATION_WORKERS": 3, "EVALUATION_SPARE_WORKERS": 1})
+    client = app.test_client()
+    slow = hostile.slow()
+    body = {**slow, "testCases": [{"name": f"case {i}", "object": slow["object"], "expect": "allowed"}
+                                  for i in range(3)]}
+    started = time.monotonic()
+    resp = client.post("/api/v1/test", json=body)
+    assert time.monotonic() - started < 1.5 + MARGIN
+    assert resp.status_code == 422
+    assert "(limit: PLAYGROUND_EVALUATION_SUITE_TIMEOUT_SECONDS = 1.5)" in resp.get_json()["error"]
+    page = client.post("/evaluate", data={**slow, "testCases": json.dumps(body["testCases"])},
+                       headers={"HX-Request": "true"})
+    assert "PLAYGROUND_EVALUATION_" in page.get_data(as_text=True)  # the result, and the matrix, name a bound
+
+
+def test_scenario_files_are_read_in_workers(tmp_path):
+    workers, _ = _pair(tmp_path)
+    text = "apiVersion: playground.admission/v1\nkind: Scenario\npolicy: |\n  # a policy\n"
+    resp = workers.post("/api/v1/scenarios/import", data=text, content_type="application/yaml")
+    assert resp.status_code == 200 and resp.get_json()["policy"] == "# a policy\n"
+    resp = workers.post("/api/v1/scenarios/import", data="apiVersion: [\n", content_type="application/yaml")
+    assert resp.status_code == 400 and "not a scenario file: line" in resp.get_json()["error"]
+    deep = "[" * 1000 + "]" * 1000  # too deep for the parser: a 400, or the time bound on a slow machine
+    resp = workers.post("/api/v1/scenarios", data=deep, content_type="application/yaml")
+    assert (resp.status_code, "too deeply" in resp.get_json()["error"]) in ((400, True), (422, False))
+    latin = "apiVersion: playground.admission/v1\nkind: Scenario\npolicy: \"é ✓\"\n".encode()
+    resp = workers.post("/api/v1/scenarios/import", data=latin, content_type="application/yaml")
+    assert resp.status_code == 200 and resp.get_json()["policy"] == "é ✓"

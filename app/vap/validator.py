@@ -324,13 +324,15 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
                 message_budget_error = OUT_OF_BUDGET
                 break
     if budget_error is not None:
+        # validator.go returns at once: no message, no decision per validation, no audit annotations.
         out.decisions = [PolicyDecision(err_action, ERROR, budget_error)]
-    else:
-        for i, ((validation, compiled, _), rec) in enumerate(zip(policy.validations, records, strict=True)):
-            msg_rec = messages[i] if i < len(messages) else None
-            decision = _decide(i, validation, compiled, rec, msg_rec, message_budget_error, err_action)
-            out.decisions.append(decision)
-            out.validations.append(_validation_record(i, validation, compiled, rec, msg_rec, decision))
+        out.variables = _variable_records(policy, scopes)
+        return out
+    for i, ((validation, compiled, _), rec) in enumerate(zip(policy.validations, records, strict=True)):
+        msg_rec = messages[i] if i < len(messages) else None
+        decision = _decide(i, validation, compiled, rec, msg_rec, message_budget_error, err_action)
+        out.decisions.append(decision)
+        out.validations.append(_validation_record(i, validation, compiled, rec, msg_rec, decision))
 
     # auditAnnotations: fresh budget, the full Namespace, no authorizer.
     if policy.audit_annotations:
