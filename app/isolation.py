@@ -9,9 +9,12 @@ replaced, and the server goes on.
 
 Workers are forked from a fork server that evaluated the gallery once at start (app/warm.py), so
 a new worker starts in milliseconds with warm compile caches; a worker serves evaluation after
-evaluation and keeps what it compiled. An evaluation still running after EVALUATION_SLOW_SECONDS
-is moved to the lowest CPU priority (nice 19) so that it cannot take the processor from the quick
-evaluations of other users; its worker is retired when it finishes.
+evaluation and keeps what it compiled. An evaluation that has used EVALUATION_SLOW_SECONDS of CPU
+time is moved to the lowest CPU priority (nice 19, and its session's too: each worker has a session
+of its own, since a kernel that schedules sessions as groups weighs nice only within a group) so
+that it cannot take the processor from the quick evaluations of other users; its worker is retired
+when it finishes. Besides evaluations, workers run test cases, suites, workshop checks and the
+reading of scenario files (JOBS), under the same bounds.
 
 EVALUATION_ISOLATION = "inline" evaluates in the server process instead, with the loader's bounds
 but no time or memory bound: for tests that stand in for the core, and for trusted local use.
@@ -51,7 +54,7 @@ CONFIG_DEFAULTS: dict[str, Any] = {
     "EVALUATION_MEMORY_MB": 256,  # memory one evaluation may add to its worker
     "EVALUATION_WORKERS": 8,  # most worker processes per server process
     "EVALUATION_SPARE_WORKERS": 2,  # idle workers kept ready
-    "EVALUATION_SLOW_SECONDS": 0.25,  # after this an evaluation runs at the lowest CPU priority
+    "EVALUATION_SLOW_SECONDS": 0.1,  # CPU seconds after which an evaluation runs at the lowest priority
     "EVALUATION_QUEUE_SECONDS": 10.0,  # how long a request waits for a free worker (503 after)
 }
 
@@ -90,7 +93,7 @@ class Settings:
     memory_mb: int = 256
     workers: int = 8
     spare: int = 2
-    slow: float = 0.25
+    slow: float = 0.1
     queue: float = 10.0
     limits: limits.Limits = field(default_factory=limits.Limits)
 
@@ -170,6 +173,9 @@ class Pool:
         self._idle: list[_Worker] = []
         self._busy: set[_Worker] = set()
         self._alive = 0  # idle, busy and starting workers
+        self._starting = 0
+        self._failed = False  # the last start failed
+        self._failed_at = 0.0
         self._closed = False
         self._pid = os.getpid()
 
@@ -192,27 +198,38 @@ class Pool:
             worker.kill()
 
     def _top_up(self) -> None:
+        """Start workers until `spare` are idle or on their way (never more than `workers` in all)."""
         while True:
             with self._ready:
-                if self._closed or len(self._idle) >= self.settings.spare or self._alive >= self.settings.workers:
+                if (self._closed or len(self._idle) + self._starting >= self.settings.spare
+                        or self._alive >= self.settings.workers):
                     return
                 self._alive += 1
-            worker = self._spawn_or_none()
-            with self._ready:
-                if worker is None:
-                    self._alive -= 1
-                    return
-                self._idle.append(worker)
-                self._ready.notify()
+                self._starting += 1
+            if not self._start_one():
+                return
 
-    def _spawn_or_none(self) -> _Worker | None:
+    def _start_one(self) -> bool:
+        """Start one worker (already counted in _alive and _starting) and make it idle; False if it failed."""
         try:
-            return _spawn(self.settings)
-        except Exception:  # noqa: BLE001 - a failed start is retried by the next request
+            worker: _Worker | None = _spawn(self.settings)
+        except Exception:  # noqa: BLE001 - reported to the requests that wait for a worker
             traceback.print_exc()
-            return None
+            worker = None
+        with self._ready:
+            self._starting -= 1
+            if worker is None:
+                self._alive -= 1
+                self._failed, self._failed_at = True, time.monotonic()
+            else:
+                self._failed = False
+                self._idle.append(worker)
+            self._ready.notify_all()
+        return worker is not None
 
     def _acquire(self) -> _Worker:
+        """Take an idle worker; when there is none, start one in the background and take whichever worker
+        comes free first (a busy one finishing is often quicker than a new one starting)."""
         deadline = time.monotonic() + self.settings.queue
         with self._ready:
             while True:
@@ -220,21 +237,17 @@ class Pool:
                     worker = self._idle.pop()
                     self._busy.add(worker)
                     return worker
-                if self._alive < self.settings.workers:
+                if self._failed and self._alive == 0:
+                    raise RuntimeError("could not start an evaluation worker (the server log has why)")
+                retry = not self._failed or time.monotonic() - self._failed_at > 1.0
+                if self._starting == 0 and self._alive < self.settings.workers and retry:
                     self._alive += 1
-                    break
+                    self._starting += 1
+                    threading.Thread(target=self._start_one, name="evaluation-workers", daemon=True).start()
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     raise self.settings.busy_error()
-                self._ready.wait(remaining)
-        worker = self._spawn_or_none()  # every worker is busy and there is room for one more
-        if worker is None:
-            with self._ready:
-                self._alive -= 1
-            raise RuntimeError("could not start an evaluation worker")
-        with self._ready:
-            self._busy.add(worker)
-        return worker
+                self._ready.wait(min(remaining, 1.0))
 
     def _release(self, worker: _Worker, *, keep: bool) -> None:
         with self._ready:
@@ -243,12 +256,12 @@ class Pool:
             with self._ready:
                 if not self._closed:
                     self._idle.append(worker)
-                    self._ready.notify()
+                    self._ready.notify_all()
                     return
         worker.kill()
         with self._ready:
             self._alive -= 1
-            self._ready.notify()
+            self._ready.notify_all()
         if not self._closed:
             threading.Thread(target=self._top_up, name="evaluation-workers", daemon=True).start()
 
@@ -280,11 +293,22 @@ class Pool:
             worker.conn.send_bytes(body)
         except OSError:
             raise RuntimeError("an evaluation worker went away before it was given the scenario") from None
+        # Wait for the answer until the time bound; once the evaluation has used EVALUATION_SLOW_SECONDS
+        # of CPU (not of wall-clock time, which a busy machine stretches for everyone) lower its priority.
+        deadline = started + timeout
+        cpu_start = _cpu_seconds(worker.pid)
         slowed = False
-        if not worker.conn.poll(min(settings.slow, timeout)):
-            slowed = _lower_priority(worker.pid)
-            if not worker.conn.poll(max(0.0, timeout - (time.monotonic() - started))):
+        while True:
+            remaining = deadline - time.monotonic()
+            if worker.conn.poll(max(0.0, remaining if slowed else min(remaining, _CHECK_EVERY))):
+                break
+            if time.monotonic() >= deadline:
                 raise settings.timeout_error(job)
+            if not slowed:
+                cpu = _cpu_seconds(worker.pid)
+                if cpu is None or cpu_start is None or cpu - cpu_start >= settings.slow:
+                    _lower_priority(worker.pid)
+                    slowed = True  # and retired afterwards
         try:
             reply = json.loads(worker.conn.recv_bytes())
         except (EOFError, OSError):
@@ -297,11 +321,32 @@ class Pool:
         return reply, not slowed and not reply.get("retire")
 
 
+def _cpu_seconds(pid: int) -> float | None:
+    """The CPU time a process has used (user and system), from /proc; None where it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+_CHECK_EVERY = 0.02  # seconds between looks at a running evaluation's CPU time
+
+
 def _lower_priority(pid: int) -> bool:
+    """Give a worker the lowest CPU priority: its nice value, and its session's where the kernel groups
+    tasks by session for scheduling (autogroup), since nice only weighs within such a group."""
     try:
         os.setpriority(os.PRIO_PROCESS, pid, 19)
     except OSError:
         return False
+    try:
+        with open(f"/proc/{pid}/autogroup", "w") as autogroup:
+            autogroup.write("19")
+    except OSError:
+        pass  # no autogroup scheduling here: the nice value is enough
     return True
 
 
@@ -343,7 +388,7 @@ def _context() -> Any:
             method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
             context = multiprocessing.get_context(method)
             if method == "forkserver":
-                context.set_forkserver_preload(["app.warm"])
+                context.set_forkserver_preload(["app.warm", "app.isolation"])
             _the_context = context
         return _the_context
 
@@ -432,6 +477,12 @@ def _serve(conn: Connection, settings: Settings) -> None:
     fresh one), so that the next evaluation does not inherit its fragments or its peak.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a ^C to the server's process group is the server's
+    # A session of its own: where the kernel schedules sessions as groups (autogroup), a worker whose priority
+    # is lowered then yields to the server's other work, not only to the other workers of its group.
+    try:
+        os.setsid()
+    except OSError:
+        pass
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     limits.set_default(settings.limits)
     budget = settings.memory_mb * MiB
