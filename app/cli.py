@@ -61,6 +61,8 @@ def _kubectl_line(status: dict[str, Any]) -> str:
     if status.get("code") == 422 and details:
         causes = "; ".join(c.get("message", "") for c in details.get("causes") or [])
         return f'The {details.get("kind")} "{details.get("name")}" is invalid: : {causes}'
+    if not status.get("reason"):  # a webhook's refusal carries no reason
+        return f"Error from server: {status.get('message')}"
     return f"Error from server ({status.get('reason')}): {status.get('message')}"
 
 

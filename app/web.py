@@ -98,7 +98,9 @@ def kubectl_text(response: dict[str, Any]) -> str:
 def _kubectl_error(status: dict[str, Any]) -> str:
     message = str(status.get("message", ""))
     if status.get("code") != 422:
-        return f"Error from server ({status.get('reason') or 'Forbidden'}): {message}"
+        if not status.get("reason"):  # a webhook's refusal carries no reason
+            return f"Error from server: {message}"
+        return f"Error from server ({status['reason']}): {message}"
     # kubectl rebuilds a 422 from the details: "The <kind> "<name>" is invalid: <field>: <message>".
     details = status.get("details") or {}
     causes = details.get("causes") or []

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from . import cel, validation
+from . import admission, cel, kyverno, validation, webhooks
 from .cel import library
 from .dispatcher import Cluster, Loaded, denial_status, dispatch, finish_warnings
 from .documents import PANES, Document, Problem, load_pane
@@ -159,6 +159,8 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
     unreadable = bool(problems)
 
     policy_docs: list[Document] = []
+    webhook_docs: list[Document] = []
+    kyverno_docs: list[Document] = []
     namespaces: dict[str, dict[str, Any]] = {}
     objects: list[Any] = []
     crds: list[Any] = []
@@ -167,6 +169,10 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
         for doc in panes[pane]:
             if _is_policy_doc(doc):
                 policy_docs.append(doc)
+            elif pane not in ("object", "oldObject") and webhooks.is_webhook_doc(doc):
+                webhook_docs.append(doc)  # in the object panes, a configuration is the object of the request
+            elif pane not in ("object", "oldObject") and kyverno.is_kyverno_doc(doc):
+                kyverno_docs.append(doc)
             elif pane == "request":
                 if request_doc is None:
                     request_doc = doc
@@ -192,6 +198,11 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
         table = table.with_custom_resources(crds)
     rejected: list[dict[str, Any]] = []
     policies, bindings = _load_policy_docs(policy_docs, version, problems, rejected)
+    hooks = webhooks.load(webhook_docs, version=version,
+                          compile_check=webhooks.compile_check_for(_new_expressions_version(version)),
+                          problems=problems, rejected=rejected, field_problem=lambda d, e: _field_problem(d, e, {}))
+    kyverno_policies = kyverno.load_policies(kyverno_docs, table=table, problems=problems, rejected=rejected,
+                                             field_problem=lambda d, e: _field_problem(d, e, {}))
     attrs, request_problems = build_attributes(
         object_doc=object_doc, old_object_doc=old_object_doc, request_doc=request_doc, table=table
     )
@@ -205,6 +216,8 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
         "problems": [],
         "kubernetesVersion": version,
         "rejected": rejected,
+        "webhooks": [],
+        "kyverno": [],
     }
     if unreadable or attrs is None or any(p.severity == "error" and p.pane == "request" for p in problems):
         # A pane that cannot be read, or no request: evaluating the rest would mislead; say so.
@@ -249,6 +262,11 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
     response["object"] = attrs.object
     response["oldObject"] = attrs.old_object
     response["notes"] = notes
+    if hooks or kyverno_policies:
+        others = admission.run(hooks, kyverno_policies, attrs, cluster=cluster, table=table, version=version,
+                               authorizer=_authorizer(version, attrs.user_info))
+        admission.combine(response, others)
+        response["warnings"] = finish_warnings(response["warnings"])
     if len(outcome.denials) > 1:
         notes.append("several denials: kube-apiserver reports one of them, in no defined order; "
                      "the playground reports the first by policy, binding and param name")
