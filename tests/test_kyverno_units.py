@@ -136,10 +136,11 @@ def test_yaml_literal_and_sorting():
 
 
 def _pod_policy(**match):
+    expression = "object.spec.containers.size() > 0 && has(object.metadata.name)"
+    rule = {"name": "r", "match": {"any": [{"resources": {"kinds": ["Pod"], **match}}]},
+            "validate": {"cel": {"expressions": [{"expression": expression}]}}}
     return {"apiVersion": "kyverno.io/v1", "kind": "ClusterPolicy", "metadata": {"name": "p"},
-            "spec": {"rules": [{"name": "r", "match": {"any": [{"resources": {"kinds": ["Pod"], **match}}]},
-                                "validate": {"cel": {"expressions": [
-                                    {"expression": "object.spec.containers.size() > 0 && has(object.metadata.name)"}]}}}]}}
+            "spec": {"rules": [rule]}}
 
 
 def test_autogen_rules_for_a_deployment():

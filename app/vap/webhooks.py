@@ -445,6 +445,7 @@ def dispatch(
             continue
         if phase.status is not None:
             record["outcome"] = "not-reached"
+            record["reached"] = False
             record["explanation"].append(f"not reached: the request already failed at webhook {phase.decided_by!r}")
             continue
         status = _should_call(hook, record, attrs, table=table, lookup_namespace=lookup_namespace,
@@ -482,6 +483,7 @@ def _record(hook: Webhook) -> dict[str, Any]:
         "index": hook.index,
         "phase": "mutating" if hook.mutating else "validating",
         "called": False,
+        "reached": True,
         "outcome": "not-called",
         "explanation": [],
         "failurePolicy": spec.get("failurePolicy"),

@@ -400,7 +400,7 @@ def _policy_record(policy: KyvernoPolicy) -> dict[str, Any]:
     return {
         "kind": policy.kind, "name": policy.name, "namespace": policy.namespace or None,
         "validationFailureAction": spec.get("validationFailureAction"), "webhook": None, "failurePolicy": None,
-        "applies": False, "explanation": [], "rules": [],
+        "applies": False, "reached": True, "explanation": [], "rules": [],
     }
 
 
