@@ -71,7 +71,7 @@ def _text(result: dict[str, Any]) -> str:
     lines = []
     status = result.get("status")
     if status:
-        lines.append(f"DENIED {status.get('code')} {status.get('reason')}")
+        lines.append(f"DENIED {status.get('code')} {status.get('reason') or ''}".rstrip())
         lines.append(str(status.get("message")))
         lines.append("kubectl: " + _kubectl_line(status))
     elif result.get("request") is None:

@@ -243,6 +243,9 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
                 + rejected_policies[record["name"]]
             ]
     notes = list(attrs.notes)
+    if object_doc is not None and (webhooks.is_webhook_doc(object_doc) or kyverno.is_kyverno_doc(object_doc)):
+        notes.append(f"the {object_doc.kind} in the Object pane is the object of the request; paste the "
+                     "configurations and policies to evaluate in another pane")
     if not namespaces and attrs.namespace:
         notes.append(f"no Namespace given: namespace {attrs.namespace!r} is taken to exist with only its "
                      "kubernetes.io/metadata.name label")

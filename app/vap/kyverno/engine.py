@@ -22,7 +22,7 @@ from ..resources import GroupVersionKind, ResourceTable
 from ..validator import ADMIT, DENY, ERROR
 from . import autogen, goyaml, wildcard
 from .config import Configuration
-from .match import Request, not_matched_message, role_refs, rule_matches
+from .match import Request, check_kind, not_matched_message, role_refs, rule_matches
 from .policy import KyvernoPolicy
 
 WEBHOOK = "validate.kyverno.svc"
@@ -327,6 +327,10 @@ def evaluate(
     if exempt is not None:
         return skip_all(f"Kyverno is an admission webhook: {exempt}")
     top = _top_level_kind(attrs, table)
+    if not any(_registers(p, attrs, top) for p in policies):
+        shown = top.kind + (f"/{attrs.subresource}" if attrs.subresource else "")
+        return skip_all(f"no rule selects a {attrs.operation} of a {shown}, so Kyverno does not register its webhooks "
+                        "for this request and is not called")
     # Kyverno's webhook configuration: its namespaceSelector (kube-system and kyverno are left out by default)
     criteria = {"namespaceSelector": config.namespace_selector or {}, "objectSelector": config.object_selector or {},
                 "matchPolicy": "Equivalent",
@@ -393,6 +397,30 @@ def evaluate(
                          version=version, authorizer=authorizer)
     _decide(out, by_webhook, attrs)
     return out
+
+
+_ALL_OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
+
+
+def _registers(policy: KyvernoPolicy, attrs: Attributes, top: GroupVersionKind) -> bool:
+    """Kyverno's webhook rules (mergeWebhook) include this request: a validate rule whose kinds and operations
+    (all four by default) cover it."""
+    if policy.spec.get("admission") is False:
+        return False
+    for rule in autogen.compute_rules(policy.obj, top.kind):
+        if not rule.get("validate"):
+            continue
+        match = rule.get("match") if isinstance(rule.get("match"), Mapping) else {}
+        for block in [match, *(match.get("any") or []), *(match.get("all") or [])]:
+            resources = block.get("resources") if isinstance(block, Mapping) else None
+            if not isinstance(resources, Mapping):
+                continue
+            kinds = [str(k) for k in resources.get("kinds") or []]
+            operations = [str(o) for o in resources.get("operations") or []] or list(_ALL_OPERATIONS)
+            if attrs.operation in operations and check_kind(kinds, top.group, top.version, top.kind,
+                                                            attrs.subresource) is not None:
+                return True
+    return False
 
 
 def _policy_record(policy: KyvernoPolicy) -> dict[str, Any]:
