@@ -168,3 +168,26 @@ def test_scenario(client, scenario: dict[str, Any]) -> None:
             assert check["contains"] in value, f"{check['path']}\n{shown}"
         else:
             assert len(value) == check["length"], f"{check['path']}\n{shown}"
+
+
+def test_page_shows_the_chain_webhooks_and_kyverno(client) -> None:
+    page = client.get("/", query_string={"example": "kyverno-enforce"}).get_data(as_text=True)
+    assert 'data-kyverno-policy="disallow-latest-tag"' in page
+    assert re.search(r'data-rule="autogen-no-latest" data-status="fail"', page)
+    assert re.search(r'data-stage="ValidatingAdmissionWebhook" data-outcome="denied"', page)
+    assert "Error from server: admission webhook &#34;validate.kyverno.svc-fail&#34; denied the request" in page
+    page = client.get("/", query_string={"example": "webhooks-who-else"}).get_data(as_text=True)
+    assert re.search(r'data-webhook="inject.sidecars.example.com"[^>]*data-called="true"', page)
+    assert re.search(r'data-webhook="images.checker.example.com"[^>]*data-called="false"', page)
+
+
+def test_partial_escapes_what_a_policy_says(client) -> None:
+    """A message from a pasted policy is shown as text, never as markup."""
+    scenario = {"kyverno": {"match": {"any": [{"resources": {"kinds": ["Pod"]}}]}},
+                "object": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+                           "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}
+    form = {k: v for k, v in body(scenario).items()}
+    form["policy"] = form["policy"].replace('"message": "matched"', '"message": "<b>bold</b>"')
+    html = client.post("/evaluate", data=form, headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert "&lt;b&gt;bold&lt;/b&gt;" in html
+    assert "<b>bold</b>" not in html
