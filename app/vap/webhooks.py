@@ -319,6 +319,7 @@ def load(
     problems: list[Problem],
     rejected: list[dict[str, Any]],
     field_problem: Callable[[Document, FieldError], Problem],
+    notes: list[str],
 ) -> list[Webhook]:
     """Default and validate the pasted configurations; return the webhooks of those the apiserver would store."""
     hooks: list[Webhook] = []
@@ -330,14 +331,12 @@ def load(
                                         f"{doc.api_version!r}"))
             continue
         if version_part == "v1beta1":
-            problems.append(doc.problem(
-                "apiVersion",
-                f"{ADMISSION_GROUP}/v1beta1 {doc.kind} is not served since Kubernetes 1.22: kube-apiserver "
-                f"{version} refuses to create it; it is evaluated as a configuration created in v1beta1 before "
-                "the upgrade, which keeps the v1beta1 defaults (failurePolicy Ignore, matchPolicy Exact, "
-                "sideEffects Unknown, timeoutSeconds 30)",
-                "warning",
-            ))
+            notes.append(
+                f"{doc.kind} {doc.name!r} is {ADMISSION_GROUP}/v1beta1, which is not served since Kubernetes 1.22 "
+                f"(kube-apiserver {version} refuses to create it): it is taken to have been created before, and "
+                "keeps the v1beta1 defaults (failurePolicy Ignore, matchPolicy Exact, sideEffects Unknown, "
+                "timeoutSeconds 30)"
+            )
         obj = default_configuration(doc.value)
         errors = validate_configuration(obj, compile_check(version_part))
         if errors:
