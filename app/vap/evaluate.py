@@ -213,7 +213,7 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
                           problems=problems, rejected=rejected, field_problem=lambda d, e: _field_problem(d, e, {}),
                           notes=webhook_notes)
     kyverno_policies = kyverno.load_policies(kyverno_docs, table=table, problems=problems, rejected=rejected,
-                                             field_problem=lambda d, e: _field_problem(d, e, {}))
+                                             field_problem=lambda d, e: _field_problem(d, e, {}), version=version)
     type_checking, type_problems = check_policies(
         [(p.name, p.spec) for p in policies],
         {d.name: d for d in policy_docs if d.kind == "ValidatingAdmissionPolicy"},

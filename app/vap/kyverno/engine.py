@@ -23,7 +23,7 @@ from ..validator import ADMIT, DENY, ERROR
 from . import autogen, goyaml, wildcard
 from .config import Configuration
 from .match import Request, check_kind, not_matched_message, role_refs, rule_matches
-from .policy import KyvernoPolicy
+from .policy import KyvernoPolicy, cel_spec, compiled_fields
 
 WEBHOOK = "validate.kyverno.svc"
 CONFIGURATION = "kyverno-resource-validating-webhook-cfg"
@@ -170,31 +170,6 @@ def _collect_params(cel: Mapping[str, Any], namespace: str, cluster: Cluster,
     return params, None, why
 
 
-def _cel_spec(rule: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
-    """The rule as the validator sees it: celPreconditions as matchConditions, messages defaulted."""
-    validate = rule.get("validate") if isinstance(rule.get("validate"), Mapping) else {}
-    cel = validate.get("cel") if isinstance(validate.get("cel"), Mapping) else {}
-    has_param = cel.get("paramKind") is not None and cel.get("paramRef") is not None
-    validations = []
-    for expression in cel.get("expressions") or []:
-        if not isinstance(expression, Mapping):
-            continue
-        item = dict(expression)
-        if not item.get("message"):
-            item["message"] = validate.get("message") or ""
-        validations.append(item)
-    spec: dict[str, Any] = {
-        "failurePolicy": "Fail",
-        "matchConditions": list(rule.get("celPreconditions") or []),
-        "variables": list(cel.get("variables") or []),
-        "validations": validations,
-        "auditAnnotations": list(cel.get("auditAnnotations") or []),
-    }
-    if has_param:
-        spec["paramKind"] = cel["paramKind"]
-    return spec, has_param
-
-
 def _evaluation_record(param: Any, result: validator.ValidateResult) -> dict[str, Any]:
     meta = param.get("metadata") if isinstance(param, Mapping) and isinstance(param.get("metadata"), Mapping) else {}
     return {
@@ -226,10 +201,10 @@ def _validate_cel(
     validate = rule.get("validate") if isinstance(rule.get("validate"), Mapping) else {}
     cel = validate.get("cel") if isinstance(validate.get("cel"), Mapping) else {}
     resource = req.new if req.new is not None else req.old
-    spec, has_param = _cel_spec(rule)
+    spec, has_param = cel_spec(rule)
     compiled = validator.compile_policy(f"{policy_name}/{name}", spec, version)
     record["compileErrors"] = [
-        {"field": f, "error": c.error} for f, c in _compiled_fields(compiled) if c.error is not None
+        {"field": f, "error": c.error} for f, c in compiled_fields(compiled) if c.error is not None
     ]
     meta = resource.get("metadata") if isinstance(resource, Mapping) and isinstance(resource.get("metadata"),
                                                                                     Mapping) else {}
@@ -274,19 +249,6 @@ def _validate_cel(
             if decision.action == DENY:
                 return FAIL, decision.message
     return PASS, f"Validation rule '{name}' passed."
-
-
-def _compiled_fields(compiled: validator.CompiledPolicy) -> list[tuple[str, Any]]:
-    out: list[tuple[str, Any]] = []
-    out += [(f"celPreconditions[{i}].expression", c) for i, (_, c) in enumerate(compiled.match_conditions)]
-    out += [(f"validate.cel.variables[{i}].expression", c) for i, (_, c) in enumerate(compiled.variables)]
-    for i, (_, expr, msg) in enumerate(compiled.validations):
-        out.append((f"validate.cel.expressions[{i}].expression", expr))
-        if msg is not None:
-            out.append((f"validate.cel.expressions[{i}].messageExpression", msg))
-    out += [(f"validate.cel.auditAnnotations[{i}].valueExpression", c)
-            for i, (_, c) in enumerate(compiled.audit_annotations)]
-    return out
 
 
 def _report_result(policy: KyvernoPolicy, rule: str, status: str, message: str) -> dict[str, Any]:

@@ -9,11 +9,12 @@ and takes no part in the decision.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .. import validation
+from .. import validation, validator
 from ..documents import Document, Problem
 from ..resources import ResourceTable
 from ..validation import FieldError
@@ -292,6 +293,64 @@ def _kind_known(info: Any, group: str, version: str, kind: str, sub: str) -> boo
     return not sub or sub == "*" or sub in info.subresources
 
 
+def cel_spec(rule: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
+    """The rule as the validator sees it: celPreconditions as matchConditions, messages defaulted."""
+    validate = rule.get("validate") if isinstance(rule.get("validate"), Mapping) else {}
+    cel = validate.get("cel") if isinstance(validate.get("cel"), Mapping) else {}
+    has_param = cel.get("paramKind") is not None and cel.get("paramRef") is not None
+    validations = []
+    for expression in cel.get("expressions") or []:
+        if not isinstance(expression, Mapping):
+            continue
+        item = dict(expression)
+        if not item.get("message"):
+            item["message"] = validate.get("message") or ""
+        validations.append(item)
+    spec: dict[str, Any] = {
+        "failurePolicy": "Fail",
+        "matchConditions": list(rule.get("celPreconditions") or []),
+        "variables": list(cel.get("variables") or []),
+        "validations": validations,
+        "auditAnnotations": list(cel.get("auditAnnotations") or []),
+    }
+    if has_param:
+        spec["paramKind"] = cel["paramKind"]
+    return spec, has_param
+
+
+def compiled_fields(compiled: validator.CompiledPolicy) -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    out += [(f"celPreconditions[{i}].expression", c) for i, (_, c) in enumerate(compiled.match_conditions)]
+    out += [(f"validate.cel.variables[{i}].expression", c) for i, (_, c) in enumerate(compiled.variables)]
+    for i, (_, expr, msg) in enumerate(compiled.validations):
+        out.append((f"validate.cel.expressions[{i}].expression", expr))
+        if msg is not None:
+            out.append((f"validate.cel.expressions[{i}].messageExpression", msg))
+    out += [(f"validate.cel.auditAnnotations[{i}].valueExpression", c)
+            for i, (_, c) in enumerate(compiled.audit_annotations)]
+    return out
+
+
+def _compile_warnings(doc: Document, obj: dict[str, Any], version: str,
+                      field_problem: Callable[[Document, FieldError], Problem]) -> list[Problem]:
+    """CEL that does not compile: Kyverno stores the policy, and the rule fails with the compile error."""
+    out: list[Problem] = []
+    for i, rule in enumerate(_rules(obj["spec"])):
+        validate = rule.get("validate") if isinstance(rule.get("validate"), Mapping) else {}
+        if not isinstance(validate.get("cel"), Mapping):
+            continue
+        spec, _ = cel_spec(rule)
+        compiled = validator.compile_policy(f"{doc.name}/{rule.get('name')}", spec, version)
+        for field, c in compiled_fields(compiled):
+            if c.error is None:
+                continue
+            problem = field_problem(doc, validation.invalid(f"spec.rules[{i}].{field}", c.expression, c.error))
+            out.append(dataclasses.replace(problem, severity="warning", message=(
+                "Kyverno accepts the policy, but this expression does not compile, so the rule fails on every request "
+                f"it applies to: compilation error: {c.error}")))
+    return out
+
+
 def _invalid_message(kind: str, name: str, errors: list[FieldError]) -> str:
     head = f"{kind}.{GROUP} {validation._go_quote(name)} is invalid"
     messages = list(dict.fromkeys(e.message for e in errors))
@@ -307,14 +366,14 @@ def load(
     problems: list[Problem],
     rejected: list[dict[str, Any]],
     field_problem: Callable[[Document, FieldError], Problem],
+    version: str,
 ) -> list[KyvernoPolicy]:
     """Default and check the pasted Kyverno policies; return those Kyverno would accept."""
     out: list[KyvernoPolicy] = []
     for doc in docs:
         if not isinstance(doc.value, dict):
             continue
-        version = doc.api_version.rpartition("/")[2]
-        if version not in VERSIONS:
+        if doc.api_version.rpartition("/")[2] not in VERSIONS:
             problems.append(doc.problem("apiVersion", f"no kind {doc.kind!r} is registered for version "
                                         f"{doc.api_version!r}"))
             continue
@@ -346,6 +405,7 @@ def load(
             rejected.append({"kind": doc.kind, "name": name, "pane": doc.pane, "document": doc.index,
                              "message": f'admission webhook "{POLICY_WEBHOOK}" denied the request: {error}'})
             continue
+        problems.extend(_compile_warnings(doc, obj, version, field_problem))
         namespace = str(meta.get("namespace") or "") if doc.kind == "Policy" else ""
         out.append(KyvernoPolicy(doc.kind, name, namespace, obj, doc))
     return out
