@@ -282,3 +282,12 @@ def test_display_value_of_variables_holding_optionals(expr, shown):
     comp = compile_(expr)
     assert comp.error is None
     assert c.display_value(comp, c.evaluate(comp, {"object": {"spec": {"replicas": 3}}})) == shown
+
+
+def test_benchmark_prints_times_and_cost_for_every_expression(capsys):
+    from benchmarks import cel as bench
+
+    assert bench.main(["--repeat", "1"]) == 0
+    rows = capsys.readouterr().out.splitlines()[3:]
+    assert [row[:18].strip() for row in rows] == [name for name, _, _ in bench.EXPRESSIONS]
+    assert all(row.rstrip().endswith("True") for row in rows), rows
