@@ -43,7 +43,7 @@ from typing import Any
 
 from cel_expr_python import cel
 
-from . import authz, comparisons, format, ip, lists, quantity, regex, semver, urls
+from . import authz, comparisons, conversions, format, ip, lists, quantity, regex, semver, urls
 from . import types as _types
 from ._decl import CostTracker
 from .authz import authorizer_activation, authorizer_value, register_backend, request_resource_value
@@ -131,7 +131,9 @@ def environment_yaml(version: str) -> str:
 def _extensions(v: tuple[int, int]) -> tuple[Any, ...]:
     # the rewriting's own functions (see transform) take dyn arguments: only an extension registers
     # a Python implementation for those (as the engine's wildcard kind)
-    internal = lists.internal_decls(v) + quantity.internal_decls(v) + format.internal_decls(v)
+    internal = (
+        lists.internal_decls(v) + quantity.internal_decls(v) + format.internal_decls(v) + conversions.internal_decls(v)
+    )
     return (
         cel.CelExtension("kubernetes.lists.merged", lists.merged_decls(v)),
         cel.CelExtension("kubernetes.playground.rewritten", internal),

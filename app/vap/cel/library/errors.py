@@ -57,6 +57,12 @@ _EXACT = {
     "uint64 out of int64 range": "integer overflow",
     "timestamp overflow": "timestamp overflow",
     "malformed UTF-8 bytes": "invalid UTF-8 in bytes, cannot convert to string",
+    # cel-go: String.ConvertToType falls through to its "type conversion error"
+    "cannot convert string to int": "type conversion error from 'string' to 'int'",
+    "cannot convert string to uint": "type conversion error from 'string' to 'uint'",
+    "cannot convert string to double": "type conversion error from 'string' to 'double'",
+    "String to Duration conversion failed": "type conversion error from 'string' to 'google.protobuf.Duration'",
+    "String to Timestamp conversion failed": "type conversion error from 'string' to 'google.protobuf.Timestamp'",
     "optional.none() dereference": "optional.none() dereference",
     "Applying SELECT to non-message type": "no such key",
     "Iteration budget exceeded": ITERATION_LIMIT,

@@ -14,7 +14,9 @@ chosen overloads are known:
   cannot tell (uint results; double and duration zero values): the call goes to a function of that
   element type;
 * ``==``, ``!=`` and ``in`` on operands whose types hold a ``kubernetes.Quantity``: a numeric
-  comparison, as ``Quantity.Equal`` does (see :mod:`.quantity`).
+  comparison, as ``Quantity.Equal`` does (see :mod:`.quantity`);
+* ``int()``, ``uint()``, ``double()`` of a ``string`` or ``dyn`` argument: Go's strconv parsing
+  (see :mod:`.conversions`).
 
 The checks (:mod:`.checks`) and the cost estimate (:mod:`.cost`) read the untransformed program:
 positions and costs stay those of the expression as written. Names starting with ``__k8s_`` are the
@@ -29,6 +31,7 @@ from typing import Any
 from google.protobuf import any_pb2
 
 from . import astproto
+from .conversions import STRING_CONVERSIONS
 
 INTERNAL_PREFIX = "__k8s_"
 
@@ -95,12 +98,17 @@ class _Rewriter:
         if len(overloads) == 1 and overloads[0] in _OPTIONAL_RESULTS:
             self.optional_result(e, _OPTIONAL_RESULTS[overloads[0]])
         elif len(overloads) == 1 and overloads[0] in _RETARGET:
-            target = _RETARGET[overloads[0]]
-            e.call_expr.function = target
-            self.set_ref(e.id, target, target)
-            self.changed = True
+            self.retarget(e, _RETARGET[overloads[0]])
+        elif any(o in STRING_CONVERSIONS for o in overloads) and len(e.call_expr.args) == 1:
+            # int()/uint()/double() of a string or dyn argument: Go's strconv rules
+            self.retarget(e, STRING_CONVERSIONS[next(o for o in overloads if o in STRING_CONVERSIONS)])
         elif fn in _EQUALITY and len(e.call_expr.args) == 2:
             self.equality(e, fn)
+
+    def retarget(self, e: Any, function: str) -> None:
+        e.call_expr.function = function
+        self.set_ref(e.id, function, function)
+        self.changed = True
 
     def optional_result(self, e: Any, function: str) -> None:
         """``f(args)`` -> ``function(args)[?0]``; the inner call keeps the arguments and the target."""
@@ -129,10 +137,7 @@ class _Rewriter:
             return
         if fn == "@in" and self.types[right.id].WhichOneof("type_kind") != "list_type":
             return
-        target = _EQUALITY[fn]
-        e.call_expr.function = target
-        self.set_ref(e.id, target, target)
-        self.changed = True
+        self.retarget(e, _EQUALITY[fn])
 
 
 def rewrite(program: Any, deserialize: Callable[[bytes], Any]) -> Any:
