@@ -11,6 +11,7 @@ overflow.go).
 from __future__ import annotations
 
 import datetime
+import decimal
 import math
 import re
 from typing import Any
@@ -124,6 +125,29 @@ def to_double(v: Any) -> float:
     raise NoSuchOverload()
 
 
+def _nanoseconds(engine_text: str) -> int:
+    """The nanoseconds of a duration from the engine's exact string form ("1.500000001s", "-90s")."""
+    return int(decimal.Decimal(engine_text.removesuffix("s")) * 1_000_000_000)
+
+
+def duration_nanoseconds(engine_text: str) -> int:
+    """int(duration) as cel-go gives it (Duration.ConvertToType(IntType): nanoseconds); the engine has
+    no int(duration) at run time."""
+    return _nanoseconds(engine_text)
+
+
+def duration_string(engine_text: str) -> str:
+    """string(duration) as cel-go gives it: strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"."""
+    nanoseconds = _nanoseconds(engine_text)
+    sign = -1 if nanoseconds < 0 else 1
+    sec, nsec = divmod(abs(nanoseconds), 1_000_000_000)
+    seconds = float(sign * sec) + float(sign * nsec) / 1e9  # time.Duration.Seconds
+    text = format(decimal.Decimal(repr(seconds)), "f")  # the shortest digits, without an exponent
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return ("0" if text in ("-0", "") else text) + "s"
+
+
 # the checker's overloads of a conversion -> the function the call is rewritten into
 STRING_CONVERSIONS = {
     "string_to_int64": "__k8s_to_int",
@@ -138,4 +162,6 @@ def internal_decls(version: tuple[int, int]) -> list:
         function("__k8s_to_int", overload("__k8s_to_int", T.INT, [T.DYN], to_int)),
         function("__k8s_to_uint", overload("__k8s_to_uint", T.UINT, [T.DYN], to_uint)),
         function("__k8s_to_double", overload("__k8s_to_double", T.DOUBLE, [T.DYN], to_double)),
+        function("__k8s_duration_string", overload("__k8s_duration_string", T.STRING, [T.STRING], duration_string)),
+        function("__k8s_duration_int", overload("__k8s_duration_int", T.INT, [T.STRING], duration_nanoseconds)),
     ]

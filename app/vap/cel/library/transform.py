@@ -15,8 +15,9 @@ chosen overloads are known:
   element type;
 * ``==``, ``!=`` and ``in`` on operands whose types hold a ``kubernetes.Quantity``: a numeric
   comparison, as ``Quantity.Equal`` does (see :mod:`.quantity`);
-* ``int()``, ``uint()``, ``double()`` of a ``string`` or ``dyn`` argument: Go's strconv parsing
-  (see :mod:`.conversions`).
+* ``int()``, ``uint()``, ``double()`` of a ``string`` or ``dyn`` argument: Go's strconv parsing,
+  ``string()`` of a duration: Go's float formatting; ``int()`` of a duration: its nanoseconds, which
+  the engine cannot compute (see :mod:`.conversions`).
 
 The checks (:mod:`.checks`) and the cost estimate (:mod:`.cost`) read the untransformed program:
 positions and costs stay those of the expression as written. Names starting with ``__k8s_`` are the
@@ -99,6 +100,8 @@ class _Rewriter:
             self.optional_result(e, _OPTIONAL_RESULTS[overloads[0]])
         elif len(overloads) == 1 and overloads[0] in _RETARGET:
             self.retarget(e, _RETARGET[overloads[0]])
+        elif overloads in (["duration_to_string"], ["duration_to_int64"]) and len(e.call_expr.args) == 1:
+            self.from_duration_text(e, "__k8s_duration_string" if fn == "string" else "__k8s_duration_int")
         elif any(o in STRING_CONVERSIONS for o in overloads) and len(e.call_expr.args) == 1:
             # int()/uint()/double() of a string or dyn argument: Go's strconv rules
             self.retarget(e, STRING_CONVERSIONS[next(o for o in overloads if o in STRING_CONVERSIONS)])
@@ -109,6 +112,21 @@ class _Rewriter:
         e.call_expr.function = function
         self.set_ref(e.id, function, function)
         self.changed = True
+
+    def from_duration_text(self, e: Any, function: str) -> None:
+        """``string(d)``/``int(d)`` -> ``function(string(d))``: the engine's string form of a duration is
+        exact (a Python argument would be a timedelta, in microseconds)."""
+        arg = e.call_expr.args[0]
+        text_id = self.new_id()
+        text = type(e)()
+        text.id = text_id
+        text.call_expr.function = "string"
+        text.call_expr.args.add().CopyFrom(arg)
+        self.set_ref(text_id, "string", "duration_to_string")
+        self.types[text_id].primitive = 5  # string
+        e.call_expr.ClearField("args")
+        e.call_expr.args.add().CopyFrom(text)
+        self.retarget(e, function)
 
     def optional_result(self, e: Any, function: str) -> None:
         """``f(args)`` -> ``function(args)[?0]``; the inner call keeps the arguments and the target."""
