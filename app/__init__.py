@@ -37,14 +37,13 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     else:
         app.config.update(test_config)
 
-    from . import api, shares
+    from . import api, shares, web
 
     app.register_blueprint(api.bp)
     app.register_blueprint(shares.bp)
-    try:
-        from . import web
-    except ImportError:  # the page is optional while it is being built
-        web = None
-    if web is not None:
-        app.register_blueprint(web.bp)
+    app.register_blueprint(web.bp)
+    from . import testcases, workshop
+
+    app.register_blueprint(testcases.bp)
+    app.register_blueprint(workshop.bp)
     return app

@@ -1,7 +1,8 @@
-"""The command line: `admission-playground serve` and `admission-playground eval`.
+"""The command line: `admission-playground serve`, `eval`, `test` and `convert`.
 
 Exit codes of eval: 0 allowed, 1 denied, 2 bad input (unreadable file or body, or problems that
-stopped the evaluation).
+stopped the evaluation). Exit codes of test: 0 every case passes, 1 a case fails, 2 bad input
+(see :mod:`app.testrun`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from . import testrun
 from .vap import evaluate
 from .vap.evaluate import InputError
 
@@ -45,6 +47,7 @@ def _parser() -> argparse.ArgumentParser:
         ev.add_argument(flag, metavar="FILE", help="YAML or JSON file ('-' for standard input)")
     ev.add_argument("--kubernetes-version", help="Kubernetes version to emulate, e.g. 1.34")
     ev.add_argument("--json", action="store_true", help="print the API response as JSON")
+    testrun.add_arguments(sub)
     return parser
 
 
@@ -137,6 +140,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "serve":
         return run_serve(args)
+    if args.command == "test":
+        return testrun.run_test(args)
+    if args.command == "convert":
+        return testrun.run_convert(args)
     return run_eval(args)
 
 

@@ -12,7 +12,6 @@ This module only maps HTTP to :mod:`app.store` (format, ids, storage) and shows 
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from typing import Any
@@ -25,13 +24,11 @@ from flask import (
     jsonify,
     make_response,
     render_template,
-    render_template_string,
     request,
 )
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from . import store as scenarios
-from . import vap
 
 bp = Blueprint("shares", __name__)
 
@@ -62,10 +59,6 @@ def _limit() -> int:
 
 def _error(message: str, code: int) -> tuple[Response, int]:
     return jsonify(error=message), code
-
-
-def _pretty(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
 
 def _is_yaml() -> bool:
@@ -148,28 +141,9 @@ def shared_page(scenario_id: str) -> Response:
     if scenario is None:
         html = render_template("shared_404.html", scenario_id=scenario_id[:64])
         return make_response(html, 404)
-    try:
-        from . import web  # imported here: the page module may still be missing or being built
-    except ImportError:
-        web = None
-    render_playground = getattr(web, "render_playground", None)
-    if render_playground is not None:
-        return make_response(render_playground(scenario, shared_id=scenario_id))
-    payload = {k: v for k, v in scenario.items() if k != "testCases"}
-    try:
-        result: dict[str, Any] | None = vap.evaluate(payload)
-        failure = None
-    except (ValueError, NotImplementedError) as exc:
-        result, failure = None, str(exc)
-    except Exception:  # a bug in the core must not hide what was shared
-        current_app.logger.exception("evaluating shared scenario %s failed", scenario_id)
-        result, failure = None, "the evaluation failed; this is a bug and the server log has the details"
-    panes = [(pane, value if isinstance(value, str) else _pretty(value))
-             for pane in scenarios.PANES if (value := scenario.get(pane)) is not None]
-    html = render_template_string(_SNAPSHOT_PAGE, scenario_id=scenario_id, panes=panes,
-                                  version=scenario.get("kubernetesVersion"), result=result,
-                                  result_json=_pretty(result), failure=failure)
-    return make_response(html)
+    from . import web  # imported here: the page module imports this blueprint's neighbours
+
+    return make_response(web.render_playground(scenario, shared_id=scenario_id))
 
 
 @bp.errorhandler(RequestEntityTooLarge)
@@ -186,37 +160,3 @@ def unavailable(exc: scenarios.StoreUnavailable) -> tuple[Response, int]:
                                description="Shared scenarios cannot be read right now; try again in a moment.")
         return make_response(html), 503
     return _error("the scenario store is unavailable; nothing was stored, try again in a moment", 503)
-
-
-# The page used until app.web provides render_playground(scenario, shared_id=...): the panes
-# read-only and the result, every value autoescaped.
-_SNAPSHOT_PAGE = """{% extends "base.html" %}
-{% block title %}Shared scenario {{ scenario_id }} · Admission Playground{% endblock %}
-{% block content %}
-<main class="shared-snapshot">
-  <p class="snapshot-banner" role="status"><strong>Shared snapshot</strong> <code>{{ scenario_id }}</code>:
-    read-only; this link always shows exactly this scenario. Editing and sharing again makes a new link.
-    <a href="{{ url_for('shares.export', scenario_id=scenario_id) }}" download>Export YAML</a></p>
-  {% if version %}<p>Kubernetes version: <code>{{ version }}</code></p>{% endif %}
-  <section id="editors" aria-label="Scenario">
-  {% for pane, text in panes %}
-    <h2>{{ pane }}</h2>
-    <pre class="pane" data-pane="{{ pane }}">{{ text }}</pre>
-  {% endfor %}
-  </section>
-  <section class="result" aria-label="Result">
-  {% if result is none %}
-    <h2>Result</h2><p>The playground could not evaluate this scenario: {{ failure }}</p>
-  {% else %}
-    <h2>Result: {{ "allowed" if result.allowed else "denied" }}</h2>
-    {% if result.status %}<p class="status">{{ result.status.code }} {{ result.status.reason }}:
-      {{ result.status.message }}</p>{% endif %}
-    {% for warning in result.warnings or [] %}<p class="warning">Warning: {{ warning }}</p>{% endfor %}
-    {% if result.problems %}<ul class="problems">{% for p in result.problems %}
-      <li>{{ p.pane }}{% if p.line %} line {{ p.line }}{% endif %}: {{ p.message }}</li>{% endfor %}</ul>{% endif %}
-    <details><summary>Full response</summary><pre>{{ result_json }}</pre></details>
-  {% endif %}
-  </section>
-</main>
-{% endblock %}
-"""

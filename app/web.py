@@ -14,7 +14,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, make_response, redirect, render_template, request, url_for
 
-from . import examples, vap
+from . import examples, testcases, vap
 
 bp = Blueprint("web", __name__)
 
@@ -54,6 +54,7 @@ def form_values(form: Any) -> dict[str, str]:
     values = {name: form.get(name, "") for name, _, _ in PANES}
     values["kubernetesVersion"] = form.get("kubernetesVersion", "")
     values["operation"] = form.get("operation", "")
+    values["testCases"] = form.get("testCases", "")
     return values
 
 
@@ -81,6 +82,14 @@ def payload_from(values: dict[str, str]) -> dict[str, Any]:
         payload["request"] = with_operation(payload["request"], values["operation"])
     if values.get("kubernetesVersion"):
         payload["kubernetesVersion"] = values["kubernetesVersion"]
+    return payload
+
+
+def scenario_payload(values: dict[str, str]) -> dict[str, Any]:
+    """The scenario the form describes, for sharing and export: the API body and the test cases."""
+    payload = payload_from(values)
+    if values.get("testCases", "").strip():
+        payload["testCases"] = values["testCases"]
     return payload
 
 
@@ -147,13 +156,22 @@ def pretty_json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
 
-def _page(values: dict[str, str], example: examples.Example | None, shared_id: str | None = None) -> Response:
+def _page(
+    values: dict[str, str],
+    example: examples.Example | None,
+    shared_id: str | None = None,
+    file_error: str | None = None,
+    status: int = 200,
+    template: str = "index.html",
+    **extra: Any,
+) -> Response:
     versions, default_version = kubernetes_versions()
     html = render_template(
-        "index.html",
+        template,
         values=values,
         example=example,
         shared_id=shared_id,
+        file_error=file_error,
         gallery=examples.all_examples(),
         result=summarize(values),
         panes=PANES,
@@ -161,8 +179,10 @@ def _page(values: dict[str, str], example: examples.Example | None, shared_id: s
         versions=versions,
         default_version=default_version,
         default_request=examples.DEFAULT_REQUEST,
+        testcases=testcases.run_form(payload_from(values), values.get("testCases")),
+        **extra,
     )
-    return make_response(html)
+    return make_response(html, status)
 
 
 @bp.get("/")
@@ -175,12 +195,18 @@ def index() -> Response:
     return _page(example.form(), example)
 
 
-def render_playground(scenario: dict[str, Any], *, shared_id: str) -> Response:
-    """Show a shared scenario in the editors, evaluated, marked as a shared snapshot."""
+def scenario_values(scenario: dict[str, Any]) -> dict[str, str]:
+    """Return the page's field values for a stored or imported scenario."""
     values = {name: _pane_text(scenario.get(name)) for name, _, _ in PANES}
     values["kubernetesVersion"] = str(scenario.get("kubernetesVersion") or "")
     values["operation"] = ""
-    return _page(values, None, shared_id=shared_id)
+    values["testCases"] = testcases.cases_text(scenario.get("testCases"))
+    return values
+
+
+def render_playground(scenario: dict[str, Any], *, shared_id: str) -> Response:
+    """Show a shared scenario in the editors, evaluated, marked as a shared snapshot."""
+    return _page(scenario_values(scenario), None, shared_id=shared_id)
 
 
 def _pane_text(value: Any) -> str:
@@ -197,8 +223,15 @@ def share() -> Response:
     from . import shares, store
 
     values = form_values(request.form)
-    shared_id, _ = store.share(shares.get_store(), payload_from(values),
-                               int(current_app.config.get("SCENARIO_MAX_BYTES", store.DEFAULT_MAX_BYTES)))
+    try:
+        shared_id, _ = store.share(shares.get_store(), scenario_payload(values),
+                                   int(current_app.config.get("SCENARIO_MAX_BYTES", store.DEFAULT_MAX_BYTES)))
+    except (store.ScenarioError, store.ScenarioTooLarge) as exc:
+        code = 413 if isinstance(exc, store.ScenarioTooLarge) else 400
+        description = f"Nothing was shared: {exc}."
+        if request.headers.get("HX-Request"):  # shown in the result region; the editors keep their text
+            return make_response(render_template("_error.html", code=code, description=description), code)
+        return _page(values, None, file_error=description, status=code)
     link = url_for("shares.shared_page", scenario_id=shared_id)
     if request.headers.get("HX-Request"):
         response = make_response("", 204)
@@ -207,12 +240,52 @@ def share() -> Response:
     return redirect(link, 303)
 
 
+@bp.post("/import")
+def import_scenario() -> Response:
+    """Open a scenario file in the page (the form without JavaScript; the script uses the import API).
+
+    The form carries the editors' text too, so a file that cannot be read leaves every pane as it was.
+    """
+    from . import store
+
+    upload = request.files.get("scenarioFile")
+    name = (upload.filename or "the file") if upload is not None else ""
+    if upload is None or not name:
+        return _page(form_values(request.form), None, file_error="choose a scenario file to import", status=400)
+    try:
+        limit = int(current_app.config.get("SCENARIO_MAX_BYTES", store.DEFAULT_MAX_BYTES))
+        scenario, _ = store.prepare(store.parse_yaml(upload.read()), limit)
+    except (store.ScenarioError, store.ScenarioTooLarge) as exc:
+        status = 413 if isinstance(exc, store.ScenarioTooLarge) else 400
+        return _page(form_values(request.form), None, file_error=f"{name}: not a scenario file: {exc}",
+                     status=status)
+    return _page(scenario_values(scenario), None)
+
+
+@bp.post("/export")
+def export_scenario() -> Response:
+    """Download the form's scenario as one YAML file, without storing it."""
+    from . import store
+
+    try:
+        scenario, _ = store.prepare(scenario_payload(form_values(request.form)),
+                                    int(current_app.config.get("SCENARIO_MAX_BYTES", store.DEFAULT_MAX_BYTES)))
+    except (store.ScenarioError, store.ScenarioTooLarge) as exc:
+        return _page(form_values(request.form), None, file_error=f"cannot export: {exc}", status=400)
+    response = make_response(store.render_yaml(scenario))
+    response.mimetype = "application/yaml"
+    response.headers["Content-Disposition"] = 'attachment; filename="scenario.yaml"'
+    return response
+
+
 @bp.post("/evaluate")
 def evaluate() -> Response:
     """Evaluate the form: the result partial for htmx, the whole page otherwise."""
     values = form_values(request.form)
     if request.headers.get("HX-Request"):
-        response = make_response(render_template("_result.html", result=summarize(values)))
+        response = make_response(render_template("_result.html", result=summarize(values))
+                                 + testcases.render(testcases.run_form(payload_from(values), values["testCases"]),
+                                                    oob=True))
     else:
         response = _page(values, None)
     response.vary.add("HX-Request")

@@ -331,6 +331,7 @@ def _dispatch_binding(
                 for a in result.audit_annotations
             ],
             "decisions": [],
+            "authorizerChecks": getattr(inv.authorizer, "checks", []),
         }
         if not result.matched:
             evaluation["explanation"] = (

@@ -11,13 +11,15 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from . import cel, validation
+from . import cel, rbac, validation
 from .cel import library
 from .dispatcher import Cluster, Loaded, denial_status, dispatch, finish_warnings
 from .documents import PANES, Document, Problem, load_pane
 from .params import param_kind_matches
 from .request import build_attributes, request_value
 from .resources import ResourceTable, builtin_table
+from .schemas import schema_set
+from .typecheck import check_policies, object_problems
 from .validator import expression_declarations
 
 ADMISSION_GROUP = "admissionregistration.k8s.io"
@@ -162,6 +164,7 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
     namespaces: dict[str, dict[str, Any]] = {}
     objects: list[Any] = []
     crds: list[Any] = []
+    rbac_docs: list[Document] = []
     object_doc = old_object_doc = request_doc = None
     for pane in PANES:
         for doc in panes[pane]:
@@ -185,13 +188,28 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
             elif doc.kind == "CustomResourceDefinition":
                 crds.append(doc.value)
             else:
+                if rbac.is_rbac_document(doc):  # RBAC objects are stored objects that also answer the authorizer
+                    rbac_docs.append(doc)
                 objects.append(doc.value)
 
     table = builtin_table(version)
     if crds:
         table = table.with_custom_resources(crds)
+    schemas = schema_set(version, crds)
+    for doc in (object_doc, old_object_doc):
+        if doc is not None:  # unknown and ill-typed fields, as kubectl's validation warns of them
+            problems.extend(object_problems(doc, schemas))
     rejected: list[dict[str, Any]] = []
     policies, bindings = _load_policy_docs(policy_docs, version, problems, rejected)
+    type_checking, type_problems = check_policies(
+        [(p.name, p.spec) for p in policies],
+        {d.name: d for d in policy_docs if d.kind == "ValidatingAdmissionPolicy"},
+        version=version, table=table, schemas=schemas,
+    )
+    problems.extend(type_problems)
+    authorization = rbac.load(rbac_docs)
+    problems.extend(authorization.problems)
+    rejected.extend(authorization.rejected)
     attrs, request_problems = build_attributes(
         object_doc=object_doc, old_object_doc=old_object_doc, request_doc=request_doc, table=table
     )
@@ -220,16 +238,18 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
         cluster=cluster,
         version=version,
         param_scope=_param_scope(table, objects),
-        authorizer=_authorizer(version, attrs.user_info),
+        authorizer=_authorizer(attrs.user_info, authorization.rbac),
     )
     rejected_policies = {r["name"]: r["message"] for r in rejected if r["kind"] == "ValidatingAdmissionPolicy"}
     for record in outcome.policies:
+        if record["name"] in type_checking:
+            record["typeChecking"] = type_checking[record["name"]]
         if record.get("missing") and record["name"] in rejected_policies:
             record["explanation"] = [
                 "the policy failed API validation, so the apiserver would not have stored it: "
                 + rejected_policies[record["name"]]
             ]
-    notes = list(attrs.notes)
+    notes = list(attrs.notes) + authorization.notes
     if not namespaces and attrs.namespace:
         notes.append(f"no Namespace given: namespace {attrs.namespace!r} is taken to exist with only its "
                      "kubernetes.io/metadata.name label")
@@ -255,18 +275,16 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
     return response
 
 
-def _authorizer(version: str, user_info: Mapping[str, Any]) -> Any:
-    """Return a builder of the `authorizer` activation values for a request."""
-    make_authorizer = getattr(library, "authorizer_value", None)
-    make_request_resource = getattr(library, "request_resource_value", None)
-    if make_authorizer is None:
-        return None
+def _authorizer(user_info: Mapping[str, Any], cluster_rbac: rbac.RBAC) -> Any:
+    """Return a builder of the `authorizer` activation values for a request, answered by the panes' RBAC."""
+    answer = rbac.no_rbac_answer if cluster_rbac.empty else cluster_rbac.authorize
 
-    def build(request: dict[str, Any]) -> dict[str, Any]:
-        values = {"authorizer": make_authorizer(request, dict(user_info))}
-        if make_request_resource is not None:
-            original = {**request, "resource": request.get("requestResource", request.get("resource"))}
-            values["authorizer.requestResource"] = make_request_resource(original, dict(user_info))
-        return values
+    def backend(attributes: dict[str, Any]) -> tuple[Any, ...]:
+        return answer(attributes).as_backend_result()
+
+    def build(request: dict[str, Any]) -> Any:
+        # authorizer.requestResource is built from the admission attributes: the original resource
+        original = {**request, "resource": request.get("requestResource", request.get("resource"))}
+        return library.authorizer_activation(original, dict(user_info), backend)
 
     return build

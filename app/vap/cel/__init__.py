@@ -66,6 +66,9 @@ class Declarations:
     # (name, engine type signature) of the composited variables visible to the expression, in order;
     # None when `variables` is not declared at all (matchConditions).
     variables: tuple[tuple[str, str], ...] | None = ()
+    # Declared types of the roots (object, oldObject, params, request, namespaceObject) and the descriptor
+    # pool holding them, for type checking (app.vap.schemas.decltypes.TypedRoots); None: every root is dyn.
+    types: Any = None
 
 
 @dataclass
@@ -151,10 +154,14 @@ def environment(decls: Declarations) -> Any:
                 ],
             )
         )
+    pool = library.descriptor_pool()
+    if decls.types is not None:
+        variables.update({k: t for k, t in decls.types.variable_types().items() if k in variables})
+        pool = decls.types.pool
     config = cel.NewEnvConfigFromYaml(library.environment_yaml(decls.version))
     with _env_lock:
         return cel.NewEnv(
-            descriptor_pool=library.descriptor_pool(),
+            descriptor_pool=pool,
             config=config,
             extensions=library.extensions(decls.version),
             variables=variables,
