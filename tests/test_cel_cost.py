@@ -6,57 +6,27 @@ from pathlib import Path
 
 import pytest
 import yaml
-from cel_expr_python import cel as engine
 
-from app.vap import cel as c
 from app.vap.cel import library
+from tests.cel_cases import bare_programs
 
 COSTS_FILE = Path(__file__).parent / "cel_cases" / "cost" / "apiserver_runtime_costs.yaml"
 CASES = yaml.safe_load(COSTS_FILE.read_text(encoding="utf-8"))
 DEFAULTS = CASES["defaults"]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _library_extensions():
-    """Until the adapter passes ``extensions=library.extensions(version)`` to NewEnv, add them here."""
-    original = engine.NewEnv
-
-    def new_env(*args, **kwargs):
-        if "extensions" not in kwargs and "config" in kwargs:
-            first = kwargs["config"].to_yaml().split("\n", 1)[0]
-            if "kubernetes-" in first:
-                kwargs["extensions"] = library.extensions(first.split("kubernetes-", 1)[1].strip().strip('"'))
-        return original(*args, **kwargs)
-
-    engine.NewEnv = new_env
-    c.environment.cache_clear()
-    c.compile_expression.cache_clear()
-    yield
-    engine.NewEnv = original
-    c.environment.cache_clear()
-    c.compile_expression.cache_clear()
-
-
-def _env(version: str):
+def cost_of(expr: str, data: dict | None = None, version: str = DEFAULTS["version"]) -> library.CostResult:
     # The library's environment without the adapter's extra checks: cost_test.go's environment does
     # not enable HomogeneousAggregateLiterals, and several of its facts use mixed-type literals.
-    return engine.NewEnv(
-        descriptor_pool=library.descriptor_pool(),
-        config=engine.NewEnvConfigFromYaml(library.environment_yaml(version)),
-        variables={"object": engine.Type.DYN, **library.authorizer_variables(version)},
-        functions=library.function_decls(version),
-        extensions=library.extensions(version),
-    )
-
-
-def cost_of(expr: str, data: dict | None = None, version: str = DEFAULTS["version"]) -> library.CostResult:
-    program = _env(version).compile(expr)
+    checked, program = bare_programs(expr, version)
     activation = {"object": None, **(data or {})}
     activation.update(library.authorizer_activation({}, {"username": "alice"}))
     with library.track_cost() as tracker:
         result = program.eval(data=activation)
-    assert result.type().name() != "ERROR", result.value()
-    return library.expression_cost(program, activation, tracker)
+    if result.type().name() == "ERROR":  # an optional result also reads as ERROR, but has no error text
+        with pytest.raises(TypeError):
+            result.value()
+    return library.expression_cost(checked, activation, tracker)
 
 
 @pytest.mark.parametrize("case", CASES["cases"], ids=[case["expr"] for case in CASES["cases"]])

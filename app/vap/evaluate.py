@@ -118,10 +118,11 @@ def _load_policy_docs(
         is_policy = doc.kind == "ValidatingAdmissionPolicy"
         obj = validation.default_policy(doc.value) if is_policy else validation.default_binding(doc.value)
         spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
-        if is_policy:
-            errors = validation.validate_policy(obj, _compile_check(spec, compat))
-        else:
-            errors = validation.validate_binding(obj)
+        with validation.messages_for(library.version_tuple(version)):
+            if is_policy:
+                errors = validation.validate_policy(obj, _compile_check(spec, compat))
+            else:
+                errors = validation.validate_binding(obj)
         if errors:
             problems.extend(_field_problem(doc, e, spec) for e in errors)
             rejected.append({

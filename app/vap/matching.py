@@ -31,8 +31,18 @@ class MatchOutcome:
     explanation: list[str] = field(default_factory=list)
 
 
+# Connect options objects (core v1) carry no ObjectMeta: an object selector never matches them, whatever
+# was pasted (object/matcher.go matchObject: meta.Accessor fails).
+_NO_OBJECT_META_KINDS = frozenset({
+    "PodExecOptions", "PodAttachOptions", "PodPortForwardOptions", "PodProxyOptions", "NodeProxyOptions",
+    "ServiceProxyOptions",
+})
+
+
 def _labels(obj: Any) -> dict[str, str] | None:
     if not isinstance(obj, dict):
+        return None
+    if obj.get("apiVersion") == "v1" and obj.get("kind") in _NO_OBJECT_META_KINDS:
         return None
     meta = obj.get("metadata")
     if not isinstance(meta, dict):
