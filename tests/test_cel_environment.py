@@ -150,15 +150,21 @@ def test_engine_limits_are_reported_as_such():
     assert info.value.engine_limit and library.is_engine_limit(text)
     assert c.evaluate(comp, {"object": {"items": list(range(9_999))}}) is True
 
-    deep = " + ".join(["1"] * 40)
+    # nested deeper than the engine can compile: no compile error (the apiserver accepts it), an
+    # engine-limit error when it is evaluated
+    deep = " + ".join(["1"] * 40) + " == 40"
     comp = compile_(deep)
-    assert comp.program is None and comp.engine_limit
-    assert [(i.line, i.column) for i in comp.issues] == [(1, 1)]
-    assert comp.issues[0].message == (
-        "expression nesting exceeds the playground's CEL engine limit (cel-cpp parses and plans at most 32 levels, "
-        "e.g. a chain of 33 '+'); kube-apiserver has no such limit and accepts this expression"
+    assert comp.error is None and comp.issues == () and comp.engine_limit
+    with pytest.raises(c.EvaluationError) as info:
+        c.evaluate(comp, {"object": None})
+    assert str(info.value) == (
+        "the playground's CEL engine (cel-cpp) cannot evaluate this expression: it is nested deeper than the 32 "
+        "levels the engine parses and plans (e.g. a chain of 33 '+'); kube-apiserver has no such limit and would "
+        "evaluate it"
     )
+    assert info.value.engine_limit
     assert not compile_("1 + ").engine_limit  # a real syntax error is not
+    assert compile_("1 + ").error is not None
 
 
 def test_ordinary_errors_are_not_engine_limits():
@@ -291,3 +297,21 @@ def test_benchmark_prints_times_and_cost_for_every_expression(capsys):
     rows = capsys.readouterr().out.splitlines()[3:]
     assert [row[:18].strip() for row in rows] == [name for name, _, _ in bench.EXPRESSIONS]
     assert all(row.rstrip().endswith("True") for row in rows), rows
+
+
+# --- caches ---------------------------------------------------------------------------------------
+
+
+def test_compiling_many_distinct_expressions_keeps_the_caches_bounded():
+    import gc
+
+    decls = c.Declarations(version="1.34")
+    for i in range(c.COMPILE_CACHE_SIZE + 50):
+        c.compile_expression(f"object.metadata.name == 'n{i}'", c.VALIDATION, decls)
+    assert c.compile_expression.cache_info().currsize == c.COMPILE_CACHE_SIZE
+    gc.collect()
+    alive = sum(1 for o in gc.get_objects() if isinstance(o, c.Compiled))
+    assert alive <= c.COMPILE_CACHE_SIZE + 50  # nothing else keeps compiled expressions (or their programs)
+    for cached in (c.environment, c.runtime_environment):
+        assert cached.cache_parameters()["maxsize"] == c.ENVIRONMENT_CACHE_SIZE
+        assert cached.cache_info().currsize <= c.ENVIRONMENT_CACHE_SIZE

@@ -156,6 +156,33 @@ def test_engine_limits_are_flagged_in_the_result(client):
     assert ev["variables"][0]["error"].startswith('composited variable "big" fails to evaluate: iteration budget')
 
 
+def test_an_expression_nested_deeper_than_the_engine_can_compile_is_stored_and_flagged(client):
+    # 40 chained '+' is beyond the engine's nesting depth of 32, not beyond kube-apiserver's: the policy
+    # is stored (no problem, not rejected) and the expression is reported as an engine limit when evaluated
+    deep = " + ".join(["1"] * 40) + " == 40"
+    data = evaluate(client, [deep, "object.data.a == '1'"], [("sum", " + ".join(["1"] * 40))])
+    assert [p for p in data["problems"] if p["severity"] == "error"] == []
+    assert data["rejected"] == []
+    record = data["policies"][0]
+    assert record["matched"] is True and not record.get("missing")
+    first, second = evaluation(data)["validations"]
+    assert first["engineLimit"] is True and first["outcome"] == "error"
+    assert first["error"] == (
+        f"expression '{deep}' resulted in error: the playground's CEL engine (cel-cpp) cannot evaluate this "
+        "expression: it is nested deeper than the 32 levels the engine parses and plans (e.g. a chain of 33 '+'); "
+        "kube-apiserver has no such limit and would evaluate it"
+    )
+    assert second["outcome"] == "pass" and second["engineLimit"] is False
+
+    data = evaluate(client, ["variables.sum == 40"], [("sum", " + ".join(["1"] * 40))])
+    assert data["rejected"] == []
+    ev = evaluation(data)
+    assert ev["variables"][0]["engineLimit"] is True and ev["validations"][0]["engineLimit"] is True
+    assert ev["variables"][0]["error"].startswith(
+        'composited variable "sum" fails to evaluate: the playground\'s CEL engine (cel-cpp) cannot evaluate'
+    )
+
+
 def test_a_map_of_optionals_in_a_variable_is_an_engine_limit(client):
     data = evaluate(client, ["variables.m.size() == 1"], [("m", "{'k': object.?data.a}")])
     ev = evaluation(data)

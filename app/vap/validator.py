@@ -70,7 +70,7 @@ def expression_declarations(
     """Compile the variables in order; return them and the declarations of each expression kind."""
     has_params = spec.get("paramKind") is not None
     variables: list[tuple[str, cel.Compiled]] = []
-    visible: list[tuple[str, str]] = []
+    visible: list[tuple[str, ...]] = []
     for item in spec.get("variables") or []:
         if not isinstance(item, Mapping):
             continue
@@ -79,7 +79,7 @@ def expression_declarations(
         compiled = cel.compile_expression(str(item.get("expression") or ""), cel.VARIABLE, decls)
         variables.append((name, compiled))
         visible = [v for v in visible if v[0] != name]
-        visible.append((name, compiled.engine_type if compiled.program is not None else "DYN"))
+        visible.append(cel.variable_declaration(name, compiled))
     full = tuple(visible)
     validation = cel.Declarations(version=version, params=has_params, variables=full)
     message = cel.Declarations(version=version, params=has_params, authorizer=False, variables=full)
@@ -197,7 +197,7 @@ def _cost(compiled: cel.Compiled, data: Mapping[str, Any], tracker: Any) -> int 
 
 def _run(compiled: cel.Compiled, data: Mapping[str, Any], scope: cel.VariableScope | None) -> ExpressionRecord:
     record = ExpressionRecord()
-    if compiled.program is None:
+    if compiled.error is not None:
         record.error = f"compilation error: {compiled.error}"
         record.engine_limit = compiled.engine_limit
         return record
@@ -240,7 +240,7 @@ def _variable_records(policy: CompiledPolicy, scopes: list[cel.VariableScope]) -
     for name, compiled in policy.variables:
         entry: dict[str, Any] = {"name": name, "expression": compiled.expression, "evaluated": False,
                                  "value": None, "error": None, "engineLimit": False}
-        if compiled.program is None:
+        if compiled.error is not None:
             entry["error"] = f"compilation error: {compiled.error}"
             entry["engineLimit"] = compiled.engine_limit
         for scope in scopes:

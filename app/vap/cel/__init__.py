@@ -5,6 +5,18 @@ compiled against a declared environment, their result type checked exactly, and 
 plain JSON-like values. Composited variables are evaluated lazily, once per activation, as
 pkg/cel/lazy does: the engine has no lazy bindings, so each ``variables.<name>`` is rewritten into a
 call of a declared function whose implementation evaluates the variable on first use.
+
+Two environments per set of declarations. The checking one declares ``request`` and
+``namespaceObject`` as the apiserver does, as the object types ``kubernetes.AdmissionRequest`` and
+``kubernetes.Namespace`` (compile.go BuildRequestType / BuildNamespaceType; the message types are
+those of :mod:`app.vap.schemas.decltypes`): an unknown field is a compile error and result types
+are the declared ones. The engine would read a value of a message type with protobuf semantics
+(an absent field as its default), while the apiserver hands the JSON form of the request and the
+namespace to the expression, so the program that runs is compiled in a second environment where
+every root is ``dyn``: absent fields stay ``no such key``.
+
+Caches, each bounded (least recently used entries are dropped): :data:`ENVIRONMENT_CACHE_SIZE`
+environments of each kind, and :data:`COMPILE_CACHE_SIZE` compiled expressions.
 """
 
 from __future__ import annotations
@@ -63,11 +75,13 @@ class Declarations:
     version: str = library.DEFAULT_VERSION
     params: bool = False
     authorizer: bool = True
-    # (name, engine type signature) of the composited variables visible to the expression, in order;
-    # None when `variables` is not declared at all (matchConditions).
-    variables: tuple[tuple[str, str], ...] | None = ()
+    # The composited variables visible to the expression, in order: (name, engine type signature), or
+    # (name, checked type, run-time type) as variable_declaration() gives them; None when `variables` is
+    # not declared at all (matchConditions).
+    variables: tuple[tuple[str, ...], ...] | None = ()
     # Declared types of the roots (object, oldObject, params, request, namespaceObject) and the descriptor
-    # pool holding them, for type checking (app.vap.schemas.decltypes.TypedRoots); None: every root is dyn.
+    # pool holding them, for type checking against schemas (app.vap.schemas.decltypes.TypedRoots); None:
+    # object, oldObject and params are dyn, request and namespaceObject the apiserver's types.
     types: Any = None
 
 
@@ -80,6 +94,8 @@ class Compiled:
     program: Any = None
     type_name: str = "dyn"
     engine_type: str = "DYN"
+    # the type of the value the program gives (every root dyn at run time): what a variable returns
+    runtime_type: str = "DYN"
     # the apiserver's detail: "compilation failed: ERROR: <input>:1:1: ..." or "must evaluate to bool but got dyn"
     error: str | None = None
     issues: tuple[CompileIssue, ...] = ()
@@ -88,13 +104,15 @@ class Compiled:
     checked_program: Any = None
     # a result may hold optional values: converted element by element (see to_python)
     holds_optionals: bool = False
-    # why the program must not run (the engine would crash on it): an engine-limit error text
+    # why the program must not or cannot run (the engine would crash on it, or could not compile an
+    # expression the apiserver accepts): an engine-limit error text, reported when it is evaluated
     unsafe: str | None = None
 
     @property
     def engine_limit(self) -> bool:
-        """True when the compile error comes from a limit of the playground's engine only."""
-        return self.error is not None and library.is_engine_limit(self.error)
+        """True when the expression fails only because of a limit of the playground's engine."""
+        text = self.error if self.error is not None else self.unsafe
+        return text is not None and library.is_engine_limit(text)
 
 
 # --------------------------------------------------------------------------------------------
@@ -122,10 +140,49 @@ def _variable_impl(name: str) -> Callable[[], Any]:
 
 _env_lock = threading.Lock()
 
+# Environments kept of each kind (checking, running): about 0.2 MB each.
+ENVIRONMENT_CACHE_SIZE = 128
+# Compiled expressions kept (the key holds the text; a value holds one or two programs, some 10 KB).
+COMPILE_CACHE_SIZE = 2048
 
-@lru_cache(maxsize=512)
+
+def _admission_types() -> Any:
+    """The declared types of ``request`` and ``namespaceObject`` (the other roots dyn), with their pool."""
+    from ..schemas.decltypes import typed_roots  # the schemas package builds on this one's library
+
+    return typed_roots(None, None)
+
+
+@lru_cache(maxsize=ENVIRONMENT_CACHE_SIZE)
 def environment(decls: Declarations) -> Any:
-    """Build (once) the engine environment for a set of declarations."""
+    """Build (once) the environment expressions are checked in: ``request`` and ``namespaceObject``
+    typed as in the apiserver (and every root of ``decls.types`` typed as given)."""
+    return _build_environment(decls, typed=True)
+
+
+@lru_cache(maxsize=ENVIRONMENT_CACHE_SIZE)
+def runtime_environment(decls: Declarations) -> Any:
+    """The environment programs run in: every root ``dyn``, so values keep JSON semantics. With
+    ``decls.types`` (type checking against schemas, which never runs a program) the checking one."""
+    if decls.types is not None:
+        return environment(decls)
+    return _build_environment(decls, typed=False)
+
+
+def variable_declaration(name: str, compiled: Compiled) -> tuple[str, str, str]:
+    """A composited variable as the expressions after it see it (an entry of ``Declarations.variables``):
+    its name, its checked type and the type of the value its program gives."""
+    if compiled.program is None:
+        return name, "DYN", "DYN"
+    return name, compiled.engine_type, compiled.runtime_type
+
+
+def _variable_signature(entry: Sequence[str], typed: bool) -> str:
+    # an entry is (name, type) or (name, checked type, run-time type)
+    return entry[1] if typed or len(entry) < 3 else entry[2]
+
+
+def _build_environment(decls: Declarations, *, typed: bool) -> Any:
     variables: dict[str, Any] = {
         "object": cel.Type.DYN,
         "oldObject": cel.Type.DYN,
@@ -137,7 +194,8 @@ def environment(decls: Declarations) -> Any:
     if decls.authorizer:
         variables.update(library.authorizer_variables(decls.version))
     functions = list(library.function_decls(decls.version))
-    for name, signature in decls.variables or ():
+    for entry in decls.variables or ():
+        name, signature = entry[0], _variable_signature(entry, typed)
         encoded = _encoded_signature(signature)
         if encoded is not None and "TYPE<" in encoded:
             encoded = None  # the engine takes type values neither as declared results nor from Python
@@ -155,9 +213,10 @@ def environment(decls: Declarations) -> Any:
             )
         )
     pool = library.descriptor_pool()
-    if decls.types is not None:
-        variables.update({k: t for k, t in decls.types.variable_types().items() if k in variables})
-        pool = decls.types.pool
+    if typed:
+        roots = decls.types if decls.types is not None else _admission_types()
+        variables.update({k: t for k, t in roots.variable_types().items() if k in variables})
+        pool = roots.pool
     config = cel.NewEnvConfigFromYaml(library.environment_yaml(decls.version))
     with _env_lock:
         return cel.NewEnv(
@@ -361,10 +420,10 @@ class _Rewrite:
         return offset + shift
 
 
-def _rewrite_variables(text: str, known: Sequence[tuple[str, str]]) -> _Rewrite:
+def _rewrite_variables(text: str, known: Sequence[tuple[str, ...]]) -> _Rewrite:
     """Rewrite each ``variables.<name>`` of a known variable into the call that evaluates it lazily
     (decoded when its value holds optionals); note unknown names."""
-    signatures = dict(known)
+    signatures = {entry[0]: entry[1] for entry in known}
     out: list[str] = []
     spans: list[tuple[int, int, int, int, int]] = []
     used: list[str] = []
@@ -462,7 +521,20 @@ def _internal_names(text: str) -> list[tuple[str, int]]:
     ]
 
 
-@lru_cache(maxsize=4096)
+def _engine_issues(text: str, rewrite: _Rewrite, expression: str, decls: Declarations) -> list[CompileIssue]:
+    """The issues of an engine compile error, positioned in the original expression, in cel-go's words."""
+    issues = []
+    for issue in _parse_issues(text):
+        if decls.variables is not None and re.match(r"undeclared reference to 'variables[.']", issue.message):
+            continue  # reported by the caller as cel-go does: an undefined field of `variables`
+        offset = rewrite.original_offset(_offset(rewrite.text, issue.line, issue.column))
+        line, col = _line_col(expression, offset)
+        issue = CompileIssue(line, col, _translate_compile_message(issue.message))
+        issues.append(_member_signature(_undeclared_root(issue, expression), expression))
+    return issues
+
+
+@lru_cache(maxsize=COMPILE_CACHE_SIZE)
 def compile_expression(expression: str, kind: str, decls: Declarations) -> Compiled:
     """Compile one expression of a kind (validation, messageExpression, ...) in an environment."""
     env = environment(decls)
@@ -473,13 +545,13 @@ def compile_expression(expression: str, kind: str, decls: Declarations) -> Compi
     try:
         program = env.compile(rewrite.text)
     except Exception as exc:  # the engine reports parse and check errors as one exception text
-        for issue in _parse_issues(str(exc)):
-            if decls.variables is not None and re.match(r"undeclared reference to 'variables[.']", issue.message):
-                continue  # reported below as cel-go does: an undefined field of `variables`
-            offset = rewrite.original_offset(_offset(rewrite.text, issue.line, issue.column))
-            line, col = _line_col(expression, offset)
-            issue = CompileIssue(line, col, _translate_compile_message(issue.message))
-            issues.append(_member_signature(_undeclared_root(issue, expression), expression))
+        limit = library.compile_limit_error(str(exc))
+        if limit is not None:
+            # the engine cannot compile what the apiserver accepts: not an error of the policy, and
+            # reported when the expression is evaluated
+            compiled.unsafe = limit
+            return compiled
+        issues.extend(_engine_issues(str(exc), rewrite, expression, decls))
     for name, dot in rewrite.unknown:
         line, col = _line_col(expression, dot)
         issues.append(CompileIssue(line, col, f"undefined field '{name}'"))
@@ -495,10 +567,7 @@ def compile_expression(expression: str, kind: str, decls: Declarations) -> Compi
             )
         )
     if issues:
-        issues.sort(key=lambda i: (i.line, i.column))
-        compiled.issues = tuple(issues)
-        compiled.error = "compilation failed: " + render_issues(expression, issues)
-        return compiled
+        return _failed(compiled, issues)
     engine_type = program.return_type().name()
     compiled.engine_type = engine_type
     compiled.type_name = type_name(engine_type)
@@ -510,11 +579,25 @@ def compile_expression(expression: str, kind: str, decls: Declarations) -> Compi
             compiled.error = f"must evaluate to one of [{' '.join(expected)}] but got {compiled.type_name}"
         return compiled
     compiled.checked_program = program
-    compiled.program = _runtime_program(env, program, rewrite.text, engine_type)
+    runtime_env = runtime_environment(decls)
+    runtime_checked = program
+    if runtime_env is not env:
+        try:
+            runtime_checked = runtime_env.compile(rewrite.text)
+        except Exception as exc:  # not seen: what type-checks with declared types also does with dyn ones
+            return _failed(compiled, _engine_issues(str(exc), rewrite, expression, decls))
+    compiled.runtime_type = runtime_checked.return_type().name()
+    compiled.program = _runtime_program(runtime_env, runtime_checked, rewrite.text, engine_type)
     compiled.holds_optionals = library.may_hold_optionals(compiled.program)
     if compiled.holds_optionals and library.optional_maps_reach_python(compiled.program):
         compiled.unsafe = library.OPTIONAL_ARGUMENT
-    _program_source[id(compiled.program)] = expression
+    return compiled
+
+
+def _failed(compiled: Compiled, issues: list[CompileIssue]) -> Compiled:
+    issues.sort(key=lambda i: (i.line, i.column))
+    compiled.issues = tuple(issues)
+    compiled.error = "compilation failed: " + render_issues(compiled.expression, issues)
     return compiled
 
 
@@ -626,13 +709,13 @@ class VariableScope:
         compiled = self._variables.get(name)
         if compiled is None:
             err = EvaluationError(f'composited variable "{name}" fails to evaluate: no such key: {name}')
-        elif compiled.program is None:
-            err = EvaluationError(f'composited variable "{name}" fails to compile: {compiled.error}')
         elif compiled.unsafe:
             err = EvaluationError(f'composited variable "{name}" fails to evaluate: {compiled.unsafe}')
+        elif compiled.program is None:
+            err = EvaluationError(f'composited variable "{name}" fails to compile: {compiled.error}')
         else:
             try:
-                value = _run(compiled.program, self._data, self, careful=compiled.holds_optionals)
+                value = _run(compiled, self._data, self)
             except EvaluationError as exc:
                 err = EvaluationError(f'composited variable "{name}" fails to evaluate: {exc}')
             else:
@@ -653,18 +736,18 @@ UNCONVERTIBLE_VALUE = (
 )
 
 
-def _run(program: Any, data: Mapping[str, Any], scope: VariableScope | None, careful: bool = True) -> Any:
+def _run(compiled: Compiled, data: Mapping[str, Any], scope: VariableScope | None) -> Any:
     token = _current_scope.set(scope)
     try:
-        result = program.eval(data=data)
+        result = compiled.program.eval(data=data)
     except Exception as exc:  # the engine raises, rather than returns, some errors (its own limits)
         raise EvaluationError(library.translate_runtime_error(str(exc))) from exc
     finally:
         _current_scope.reset(token)
     try:
         if result.type().name() == "ERROR":  # an optional value reads as ERROR too, without an error text
-            raise EvaluationError(_activation_error(str(result.value()), program, data))
-        return to_python(result, careful=careful)
+            raise EvaluationError(_activation_error(str(result.value()), compiled.expression, data))
+        return to_python(result, careful=compiled.holds_optionals)
     except TypeError as exc:
         raise EvaluationError(UNCONVERTIBLE_VALUE) from exc
 
@@ -673,22 +756,18 @@ _MISSING_VALUE = re.compile(r'^(?:[A-Z_]+: )?No value with name "([^"]+)" found 
 _SELECT_ON_NULL = "Applying SELECT to non-message type"
 
 
-def _activation_error(text: str, program: Any, data: Mapping[str, Any]) -> str:
+def _activation_error(text: str, source: str, data: Mapping[str, Any]) -> str:
     """Translate an engine error, naming what the engine leaves out (the missing attribute or key)."""
     m = _MISSING_VALUE.match(text)
     if m:
         return f"no such attribute(s): {m.group(1)}"
     if text.endswith(_SELECT_ON_NULL):
         # cel-go reports a field selected on null (object on DELETE, oldObject on CREATE) as a missing key.
-        source = _program_source.get(id(program), "")
         for m in re.finditer(r"(?<![\w.])(object|oldObject|params|namespaceObject)\s*\.\??\s*([_a-zA-Z]\w*)", source):
             if m.group(1) in data and data[m.group(1)] is None:
                 return f"no such key: {m.group(2)}"
         return "no such key"
     return library.translate_runtime_error(text)
-
-
-_program_source: dict[int, str] = {}
 
 
 def to_python(value: Any, careful: bool = False) -> Any:
@@ -712,8 +791,8 @@ def to_python(value: Any, careful: bool = False) -> Any:
 
 def evaluate(compiled: Compiled, data: Mapping[str, Any], scope: VariableScope | None = None) -> Any:
     """Evaluate a compiled expression; raise EvaluationError with cel-go's text on failure."""
-    if compiled.program is None:
-        raise EvaluationError(f"compilation error: {compiled.error}")
     if compiled.unsafe:
         raise EvaluationError(compiled.unsafe)
-    return _run(compiled.program, data, scope, careful=compiled.holds_optionals)
+    if compiled.program is None:
+        raise EvaluationError(f"compilation error: {compiled.error}")
+    return _run(compiled, data, scope)

@@ -52,6 +52,7 @@ from .cost import PER_CALL_LIMIT, CostResult, expression_cost, track_cost
 from .errors import (
     ENGINE_LIMIT_NOTE,
     OPTIONAL_ARGUMENT,
+    compile_limit_error,
     is_engine_limit,
     translate_compile_message,
     translate_runtime_error,
@@ -75,6 +76,7 @@ __all__ = [
     "authorizer_value",
     "authorizer_variables",
     "check_expression",
+    "compile_limit_error",
     "descriptor_pool",
     "environment_yaml",
     "expression_cost",

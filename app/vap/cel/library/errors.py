@@ -179,11 +179,36 @@ _RECURSION = re.compile(r"Exceeded max recursion depth of (\d+)")
 
 # checker messages the engine words differently from cel-go (checker/errors.go)
 _CHECKER_WORDING = [
+    (re.compile(r"^undefined field '([^']*)' not found in struct '[^']*'$", re.S), r"undefined field '\1'"),
     (re.compile(r"^expression of type '(.*)' cannot be the operand of a select operation$", re.S),
      r"type '\1' does not support field selection"),
     (re.compile(r"^expression of type '(.*)' cannot be the range of a comprehension (.*)$", re.S),
      r"expression of type '\1' cannot be range of a comprehension \2"),
 ]
+
+
+def compile_limit_error(text: str) -> str | None:
+    """For an engine compile error that only a limit of the engine causes (kube-apiserver compiles the
+    expression), the error to report when the expression is evaluated; None for any other error.
+
+    The engine's parser and planner stop at a nesting depth of 32 (e.g. 33 chained ``+`` or 31
+    chained ``.map()``), and its constant folding shares the 9,999-iteration budget; cel-go's limits
+    are far higher, so the apiserver stores such a policy and evaluates the expression.
+    """
+    m = _RECURSION.search(text)
+    if m:
+        return (
+            f"the playground's CEL engine (cel-cpp) cannot evaluate this expression: it is nested deeper than the "
+            f"{m.group(1)} levels the engine parses and plans (e.g. a chain of {int(m.group(1)) + 1} '+'); "
+            "kube-apiserver has no such limit and would evaluate it"
+        )
+    if "Iteration budget exceeded" in text:
+        return (
+            "the playground's CEL engine (cel-cpp) cannot evaluate this expression: it ran out of its 9,999 "
+            "comprehension iterations while folding constants; kube-apiserver has no such limit and would "
+            "evaluate it"
+        )
+    return None
 
 
 def translate_compile_message(message: str) -> str:

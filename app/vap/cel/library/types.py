@@ -12,7 +12,7 @@ them, so they never become part of the visible CEL surface.
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any
 
 from cel_expr_python import cel
@@ -91,7 +91,11 @@ def pool() -> Any:
     return p
 
 
-@cache
+# Looked up by the names of the library's own message types only (a fixed, small set).
+_TYPE_CACHE_SIZE = 64
+
+
+@lru_cache(maxsize=_TYPE_CACHE_SIZE)
 def message_class(full_name: str) -> Any:
     return message_factory.GetMessageClass(pool().FindMessageTypeByName(full_name))
 
@@ -117,7 +121,7 @@ def type_name(msg: Any) -> str | None:
     return desc.full_name if desc is not None else None
 
 
-@cache
+@lru_cache(maxsize=_TYPE_CACHE_SIZE)
 def T(full_name: str) -> Any:  # noqa: N802 - reads like a type constructor
     """The engine type of a library message."""
     pool()
