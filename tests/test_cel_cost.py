@@ -68,3 +68,27 @@ def test_budget_texts():
     assert library.cost.BUDGET_EXCEEDED_MESSAGE == (
         "validation failed due to running out of cost budget, no further validation rules will be run"
     )
+
+
+# TestIncludesCost (cost_test.go, Kubernetes 1.37): a traversal of the receiver, as for indexOf
+_INCLUDES = [
+    ("[1, 2, 3, 4, 5]", "3", 15, False),
+    ("[uint(1), uint(2), uint(3), uint(4), uint(5)]", "uint(3)", 21, False),
+    ("[1.0, 2.0, 3.0, 4.0, 5.0]", "3.0", 15, False),
+    ("[false, true, false, true, false]", "true", 15, False),
+    ("['012345678901', '012345678901', '012345678901', '012345678901', '012345678901']", "'x'", 15, False),
+    # the bytes() conversions are estimated, not counted (21 here)
+    ("[bytes('012345678901'), bytes('012345678901'), bytes('012345678901'), bytes('012345678901'), "
+     "bytes('012345678901')]", "bytes('x')", 26, True),
+    ("[duration('1s'), duration('2s'), duration('3s'), duration('4s'), duration('5s')]", "duration('3s')", 21, False),
+    ("'01234567890123456789012345678901234567890123456789'", "'123'", 5, False),
+]
+
+
+@pytest.mark.parametrize(("receiver", "argument", "cost", "approx"), _INCLUDES)
+def test_includes_cost_matches_apiserver(receiver, argument, cost, approx):
+    got = cost_of(f"{receiver}.includes({argument})", version="1.37").total
+    if approx:
+        assert cost <= got * 1.25 and got <= cost * 1.25, (got, cost)
+    else:
+        assert got == cost

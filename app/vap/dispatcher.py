@@ -22,6 +22,11 @@ from .resources import GroupVersionKind, ResourceTable
 from .validator import DENY, ERROR, PolicyDecision
 
 VALIDATION_FAILURE_KEY = "validation.policy.admission.k8s.io/validation_failure"
+# From Kubernetes 1.37 every Audit failure of a request goes into one validation_failure annotation,
+# written after all policies and truncated to this many entries (dispatcher.go maxValidationFailures);
+# before, each failure wrote its own one-entry annotation and only the first was kept.
+AGGREGATED_AUDIT_FAILURES_SINCE = (1, 37)
+MAX_VALIDATION_FAILURES = 50
 _REASON_CODES = {"Forbidden": 403, "Unauthorized": 401, "RequestEntityTooLarge": 413, "Invalid": 422}
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
@@ -162,7 +167,8 @@ def dispatch(
 ) -> Outcome:
     """Evaluate every policy that has bindings against the request, as the dispatcher does."""
     outcome = Outcome()
-    skipped = skipped_request(attrs, tuple(int(x) for x in version.split(".")[:2]))  # type: ignore[arg-type]
+    version_key = tuple(int(x) for x in version.split(".")[:2])
+    skipped = skipped_request(attrs, version_key)  # type: ignore[arg-type]
     if skipped is not None:
         for policy in sorted(policies, key=lambda p: p.name):
             outcome.policies.append({"name": policy.name, "matched": False, "explanation": [skipped], "bindings": []})
@@ -173,6 +179,8 @@ def dispatch(
     policy_names = {p.name for p in policies}
     audit_values: dict[str, dict[str, list[str]]] = {}
     audit_failure_written = False
+    aggregate_audit_failures = version_key >= AGGREGATED_AUDIT_FAILURES_SINCE
+    audit_failures: list[dict[str, Any]] = []
 
     for policy in sorted(policies, key=lambda p: p.name):
         record: dict[str, Any] = {"name": policy.name, "matched": False, "explanation": [], "bindings": []}
@@ -231,7 +239,9 @@ def dispatch(
             )
             record["bindings"].append(brecord)
             for entry in brecord.pop("_audit_failures", []):
-                if not audit_failure_written:
+                if aggregate_audit_failures:
+                    audit_failures.append(entry)
+                elif not audit_failure_written:
                     outcome.audit_annotations[VALIDATION_FAILURE_KEY] = go_json([entry])
                     audit_failure_written = True
             if outcome.request_error is not None:
@@ -243,6 +253,9 @@ def dispatch(
             full = f"{policy.name}/{key}"
             if full not in outcome.audit_annotations:
                 outcome.audit_annotations[full] = ", ".join(values)
+    # never written when Dispatch returned early (the request failed); a key already set is kept
+    if audit_failures and outcome.request_error is None and VALIDATION_FAILURE_KEY not in outcome.audit_annotations:
+        outcome.audit_annotations[VALIDATION_FAILURE_KEY] = go_json(audit_failures[:MAX_VALIDATION_FAILURES])
     for name in sorted(by_policy):
         if name not in policy_names:
             for b in by_policy[name]:

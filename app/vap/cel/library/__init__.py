@@ -20,8 +20,9 @@ builds its environments only from what this package returns:
 Known differences from kube-apiserver (each also stated where it is implemented):
 
 * Engine limits stricter than the apiserver: 9,999 comprehension iterations per evaluation and a
-  nesting depth of 32; ``translate_runtime_error`` / ``translate_compile_message`` word them as
-  engine limits (``is_engine_limit`` tells them apart). ``transformMap``/``transformMapEntry`` and
+  nesting depth of 32; ``translate_runtime_error`` / ``compile_limit_error`` word them as engine
+  limits (``is_engine_limit`` tells them apart), and an expression the engine cannot compile for
+  such a limit is reported when it is evaluated, not as a compile error. ``transformMap``/``transformMapEntry`` and
   ``lists.range(<negative>)`` fail in the engine; reported as engine limitations too.
 * Durations/timestamps lose sub-microsecond precision when they pass through a library function.
 * Quantities compare by their representation, not numerically, where the checker cannot see a

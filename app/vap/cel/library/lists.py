@@ -1,4 +1,5 @@
-"""Kubernetes lists library (k8s.io/apiserver/pkg/cel/library/lists.go), all versions.
+"""Kubernetes lists library (k8s.io/apiserver/pkg/cel/library/lists.go), all versions: version 0
+until 1.36, version 1 (adds ``includes``) from 1.37 (base.go).
 
 The checked signatures are declared per element type as in Kubernetes (so ``[1, 2].sum()`` has
 type int and ``['a'].sum()`` does not compile); the engine's run time dispatches on the receiver
@@ -102,6 +103,13 @@ def _last_index_of(lst: list, item: Any) -> int:
     return -1
 
 
+def _includes(target: Any, item: Any) -> bool:
+    """``<dyn>.includes(<dyn>)``: an element of a list equal to the argument, or anything else equal to it."""
+    if isinstance(target, list):
+        return any(cel_equal(x, item) for x in target)
+    return cel_equal(target, item)
+
+
 def _never_list() -> Any:
     return T.List(tp.T(tp.NEVER))
 
@@ -161,10 +169,17 @@ def internal_decls(version: tuple[int, int]) -> list:
 
 
 def merged_decls(version: tuple[int, int]) -> list:
-    """indexOf / lastIndexOf share their names with the strings extension: they must be merged."""
+    """indexOf / lastIndexOf share their names with the strings extension: they must be merged; includes
+    (1.37) takes dyn arguments, for which only an extension registers a Python implementation."""
     # cel-go declares list(A).indexOf(A); the engine cannot give a Python implementation to a
     # type-parameterised overload, so the checked signature is list(dyn), dyn -> int.
-    return [
+    out = []
+    if version >= (1, 37):
+        out.append(
+            function("includes", overload("list_includes_dyn_dyn", T.BOOL, [T.DYN, T.DYN], _includes, member=True,
+                                          cost=_list_cost))
+        )
+    return out + [
         function(
             "indexOf",
             overload("list_a_index_of_int", T.INT, [T.List(T.DYN), T.DYN], _index_of, member=True, cost=_list_cost),

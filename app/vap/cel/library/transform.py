@@ -193,7 +193,7 @@ def may_hold_optionals(program: Any) -> bool:
 
 # Python-implemented functions that take lists or dyn values: the engine converts their arguments to
 # Python, and crashes when a map holding an optional value is among them
-_PYTHON_CONTAINER_FUNCTIONS = {"isSorted", "sum", "min", "max", "indexOf", "lastIndexOf"}
+_PYTHON_CONTAINER_FUNCTIONS = {"isSorted", "sum", "min", "max", "indexOf", "lastIndexOf", "includes"}
 
 
 def optional_maps_reach_python(program: Any) -> bool:

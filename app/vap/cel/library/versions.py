@@ -6,7 +6,10 @@ it; a playground emulating server version N evaluates with the environment of N.
 
 from __future__ import annotations
 
-SUPPORTED_VERSIONS: tuple[str, ...] = ("1.28", "1.29", "1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36")
+# Released minor versions (1.37.0 is the newest release; 1.38 is in alpha), oldest first; the default is the newest.
+SUPPORTED_VERSIONS: tuple[str, ...] = (
+    "1.28", "1.29", "1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36", "1.37",
+)
 DEFAULT_VERSION = SUPPORTED_VERSIONS[-1]
 
 # Comparison operators are redeclared by the library (cross-type numeric comparisons), and so is
