@@ -49,6 +49,7 @@ def test_every_version_builds_and_evaluates(version):
         ("isSemver('1.0.0')", "1.33"),
         ("[1].first().hasValue()", "1.33"),
         ("[2, 1].sort() == [1, 2]", "1.34"),
+        ("[1, 2].includes(2)", "1.37"),
     ],
 )
 def test_library_availability_follows_the_version(expr, introduced):
