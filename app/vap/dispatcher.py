@@ -32,15 +32,16 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 # Requests kube-apiserver never sends to ValidatingAdmissionPolicy (semantics §0): the review resources
-# (from 1.30) and the admission policy resources themselves.
-_EXCLUDED_REVIEWS = {
+# (from 1.30; k/k pkg/kubeapiserver/admission/exclusion, also honoured by admission webhooks from 1.37)
+# and the admission policy resources themselves.
+EXCLUDED_REVIEWS = frozenset({
     ("authentication.k8s.io", "selfsubjectreviews"),
     ("authentication.k8s.io", "tokenreviews"),
     ("authorization.k8s.io", "localsubjectaccessreviews"),
     ("authorization.k8s.io", "selfsubjectaccessreviews"),
     ("authorization.k8s.io", "selfsubjectrulesreviews"),
     ("authorization.k8s.io", "subjectaccessreviews"),
-}
+})
 _POLICY_RESOURCES = {
     ("admissionregistration.k8s.io", "validatingadmissionpolicies"),
     ("admissionregistration.k8s.io", "validatingadmissionpolicybindings"),
@@ -52,7 +53,7 @@ _POLICY_RESOURCES = {
 def skipped_request(attrs: Attributes, version: tuple[int, int]) -> str | None:
     """Say why the apiserver would not evaluate any policy for this request, or None."""
     key = (attrs.resource.group, attrs.resource.resource)
-    if key in _EXCLUDED_REVIEWS and version >= (1, 30):
+    if key in EXCLUDED_REVIEWS and version >= (1, 30):
         return (f"{attrs.resource.resource}.{attrs.resource.group} requests are never sent to admission policies "
                 "(kube-apiserver excludes the review resources from 1.30 on)")
     if key in _POLICY_RESOURCES:

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from . import cel, validation, validator
+from .dispatcher import EXCLUDED_REVIEWS
 from .documents import Document, Problem
 from .matching import NamespaceLookup, matches
 from .request import Attributes, request_value
@@ -31,6 +32,10 @@ VERSIONS = ("v1", "v1beta1")
 _EXEMPT_KINDS = ("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy",
                  "ValidatingAdmissionPolicyBinding")
 _EXEMPT_KINDS_1_32 = ("MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding")
+# From 1.37 the feature gate ExcludeAdmissionWebhookVirtualResources (beta, on by default; absent before) keeps
+# the virtual review resources (TokenReview, SubjectAccessReview, ...) away from admission webhooks, decided on
+# the request's group and resource like the policy plugins do (version and subresource do not matter).
+VIRTUAL_RESOURCES_EXCLUDED_SINCE = 37
 _SIDE_EFFECTS = ["None", "NoneOnDryRun", "Some", "Unknown"]
 _NO_SIDE_EFFECTS = ["None", "NoneOnDryRun"]
 _REVIEW_VERSIONS = ["v1", "v1beta1"]
@@ -400,12 +405,17 @@ def selector_error_status(err: str) -> dict[str, Any]:
 
 
 def exempt_reason(attrs: Attributes, version: str) -> str | None:
-    """Say why no webhook is ever called for this request (admission configuration kinds), or None."""
+    """Say why no webhook is ever called for this request (admission configuration kinds, review resources), or None."""
     kinds = _EXEMPT_KINDS + (_EXEMPT_KINDS_1_32 if _minor(version) >= 32 else ())
     if attrs.kind.group == ADMISSION_GROUP and attrs.kind.kind in kinds:
         return (f"requests on {attrs.kind.kind} objects are never sent to admission webhooks "
                 "(kube-apiserver exempts webhook configurations and admission policies, so that a webhook cannot "
                 "lock itself in)")
+    key = (attrs.resource.group, attrs.resource.resource)
+    if key in EXCLUDED_REVIEWS and _minor(version) >= VIRTUAL_RESOURCES_EXCLUDED_SINCE:
+        return (f"{attrs.resource.resource}.{attrs.resource.group} requests are never sent to admission webhooks "
+                "(from Kubernetes 1.37 the feature gate ExcludeAdmissionWebhookVirtualResources, on by default, "
+                "excludes the virtual review resources, as for admission policies)")
     return None
 
 
