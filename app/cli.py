@@ -65,6 +65,8 @@ def _kubectl_line(status: dict[str, Any]) -> str:
     if status.get("code") == 422 and details:
         causes = "; ".join(c.get("message", "") for c in details.get("causes") or [])
         return f'The {details.get("kind")} "{details.get("name")}" is invalid: : {causes}'
+    if not status.get("reason"):  # a webhook's refusal carries no reason
+        return f"Error from server: {status.get('message')}"
     return f"Error from server ({status.get('reason')}): {status.get('message')}"
 
 
@@ -73,7 +75,7 @@ def _text(result: dict[str, Any]) -> str:
     lines = []
     status = result.get("status")
     if status:
-        lines.append(f"DENIED {status.get('code')} {status.get('reason')}")
+        lines.append(f"DENIED {status.get('code')} {status.get('reason') or ''}".rstrip())
         lines.append(str(status.get("message")))
         lines.append("kubectl: " + _kubectl_line(status))
     elif result.get("request") is None:

@@ -381,14 +381,14 @@ _the_context: Any = None
 
 
 def _context() -> Any:
-    """The fork server context, its server preloaded with warm caches (app/warm.py)."""
+    """The fork server context, its server preloaded with warm caches (app/warm_forkserver.py)."""
     global _the_context
     with _context_lock:
         if _the_context is None:
             method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
             context = multiprocessing.get_context(method)
             if method == "forkserver":
-                context.set_forkserver_preload(["app.warm", "app.isolation"])
+                context.set_forkserver_preload(["app.warm_forkserver", "app.isolation"])
             _the_context = context
         return _the_context
 

@@ -1,8 +1,8 @@
-"""Warm compile caches for the evaluation workers (imported by their fork server, app/isolation.py).
+"""Warm compile caches for the evaluation workers, and the gallery as API bodies.
 
-Importing this module evaluates every gallery example once, so the CEL environments and compiled
-expressions they use are in memory; every worker forked afterwards starts with them. Nothing
-here may fail the import: a fork server that cannot warm up still forks working workers.
+The workers' fork server (app/isolation.py) imports app.warm_forkserver, which calls :func:`warm`:
+every gallery example is evaluated once, so the CEL environments and compiled expressions they use
+are in memory, and every worker forked afterwards starts with them. Importing this module does nothing.
 """
 
 from __future__ import annotations
@@ -39,8 +39,3 @@ def warm() -> int:
             print(f"warming the evaluation caches: {exc!r}", file=sys.stderr)
     return done
 
-
-try:
-    warm()
-except Exception as exc:  # noqa: BLE001 - never fail the fork server's start
-    print(f"warming the evaluation caches failed: {exc!r}", file=sys.stderr)

@@ -31,7 +31,7 @@ PANES = (
 PANE_LABELS = {name: label for name, label, _ in PANES}
 OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
 # Used when the core does not publish its own list (app.vap.SUPPORTED_VERSIONS).
-_FALLBACK_VERSIONS = ("1.36", "1.35", "1.34", "1.33", "1.32", "1.31", "1.30", "1.29", "1.28")
+_FALLBACK_VERSIONS = ("1.37", "1.36", "1.35", "1.34", "1.33", "1.32", "1.31", "1.30", "1.29", "1.28")
 _OPERATION_LINE = re.compile(r"^operation[ \t]*:.*$", re.MULTILINE)
 # Everything the page needs comes from this server; no inline script, style or handler is allowed.
 CONTENT_SECURITY_POLICY = security.CONTENT_SECURITY_POLICY
@@ -104,7 +104,9 @@ def kubectl_text(response: dict[str, Any]) -> str:
 def _kubectl_error(status: dict[str, Any]) -> str:
     message = str(status.get("message", ""))
     if status.get("code") != 422:
-        return f"Error from server ({status.get('reason') or 'Forbidden'}): {message}"
+        if not status.get("reason"):  # a webhook's refusal carries no reason
+            return f"Error from server: {message}"
+        return f"Error from server ({status['reason']}): {message}"
     # kubectl rebuilds a 422 from the details: "The <kind> "<name>" is invalid: <field>: <message>".
     details = status.get("details") or {}
     causes = details.get("causes") or []

@@ -468,12 +468,33 @@ def test_selector_parse_errors_are_recorded_with_the_check() -> None:
     expression = ("authorizer.group('apps').resource('deployments').fieldSelector('foo badoperator bar')"
                   ".labelSelector('apple badoperator banana').subresource('status').namespace('test')"
                   ".name('backend').check('create').allowed()")
-    assert run(expression, values, "1.31") is True
+    assert run(expression, values, "1.32") is True
     check = values.checks[0]
     assert check["fieldSelectorError"] == ("invalid selector: 'foo badoperator bar'; "
                                            "can't understand 'foo badoperator bar'")
     assert check["labelSelectorError"] == ("unable to parse requirement: found 'badoperator', expected: in, notin, "
                                            "=, ==, !=, gt, lt")
+
+
+@pytest.mark.parametrize("version", ["1.31", "1.32", "1.34", "1.37"])
+def test_selectors_reach_the_authorizer_as_the_default_feature_gate_has_it(version: str) -> None:
+    # AuthorizeWithSelectors: alpha and off by default in 1.31 (authz.go Authorize then passes no
+    # selector on), beta and on in 1.32, GA in 1.34, removed in 1.37
+    seen: list[dict[str, Any]] = []
+    values = library.authorizer_activation(REQUEST, {}, lambda a: (seen.append(a), ("allow", "", None))[1])
+    expression = ("authorizer.group('').resource('pods').fieldSelector('spec.nodeName=n1')"
+                  ".labelSelector('app bad').check('list').allowed()")
+    assert run(expression, values, version) is True
+    check = values.checks[0]
+    if version == "1.31":
+        assert "fieldSelector" not in seen[0] and "labelSelector" not in seen[0]
+        assert check["fieldSelector"] == "spec.nodeName=n1" and check["labelSelector"] == "app bad"
+        assert "labelSelectorError" not in check  # not parsed either
+        assert check["selectorsIgnored"].startswith("not passed to the authorizer: the AuthorizeWithSelectors")
+    else:
+        assert seen[0]["fieldSelector"] == "spec.nodeName=n1" and seen[0]["labelSelector"] == "app bad"
+        assert check["labelSelectorError"].startswith("unable to parse requirement")
+        assert "selectorsIgnored" not in check
 
 
 @pytest.mark.parametrize(
@@ -587,6 +608,30 @@ def test_the_page_shows_each_check_with_its_grant(client) -> None:
     assert "data-authorizer-checks" in page and 'data-allowed="true"' in page
     assert "update deployments.apps/scale" in page
     assert "Rule 0 of ClusterRole <code>scaler</code>" in page
+
+
+SELECTOR_POLICY = POLICY.replace(
+    ".namespace(object.metadata.namespace).check('update').allowed()",
+    ".namespace(object.metadata.namespace).labelSelector('team=a').check('update').allowed()",
+)
+
+
+@pytest.mark.parametrize("version", ["1.31", "1.32"])
+def test_a_new_policy_may_use_selectors_where_the_default_feature_gate_allows(client, version: str) -> None:
+    # a 1.31 server validates new expressions with its 1.30 environment and the AuthorizeWithSelectors gate
+    # off by default; a 1.32 server with the gate on (beta)
+    body = {"policy": SELECTOR_POLICY, "object": DEPLOYMENT, "params": SCALERS, "kubernetesVersion": version,
+            "request": json.dumps({"userInfo": {"username": "carol", "groups": ["team-a-leads"]}})}
+    result = client.post("/api/v1/evaluate", json=body).get_json()
+    errors = [p for p in result["problems"] if p["severity"] == "error"]
+    if version == "1.31":
+        assert [e["path"] for e in errors] == ["spec.validations[0].expression"]
+        assert "undeclared reference to 'labelSelector'" in errors[0]["message"]
+        assert [r["name"] for r in result["rejected"]] == ["admins-only-scale"]
+    else:
+        assert errors == [] and result["allowed"] is True
+        [check] = result["policies"][0]["bindings"][0]["evaluations"][0]["authorizerChecks"]
+        assert check["labelSelector"] == "team=a" and "selectorsIgnored" not in check
 
 
 @pytest.mark.parametrize(("name", "allowed"), [("admin-bypass", True), ("admin-bypass-denied", False)])

@@ -22,20 +22,26 @@ from .resources import GroupVersionKind, ResourceTable
 from .validator import DENY, ERROR, PolicyDecision
 
 VALIDATION_FAILURE_KEY = "validation.policy.admission.k8s.io/validation_failure"
+# From Kubernetes 1.37 every Audit failure of a request goes into one validation_failure annotation,
+# written after all policies and truncated to this many entries (dispatcher.go maxValidationFailures);
+# before, each failure wrote its own one-entry annotation and only the first was kept.
+AGGREGATED_AUDIT_FAILURES_SINCE = (1, 37)
+MAX_VALIDATION_FAILURES = 50
 _REASON_CODES = {"Forbidden": 403, "Unauthorized": 401, "RequestEntityTooLarge": 413, "Invalid": 422}
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 # Requests kube-apiserver never sends to ValidatingAdmissionPolicy (semantics §0): the review resources
-# (from 1.30) and the admission policy resources themselves.
-_EXCLUDED_REVIEWS = {
+# (from 1.30; k/k pkg/kubeapiserver/admission/exclusion, also honoured by admission webhooks from 1.37)
+# and the admission policy resources themselves.
+EXCLUDED_REVIEWS = frozenset({
     ("authentication.k8s.io", "selfsubjectreviews"),
     ("authentication.k8s.io", "tokenreviews"),
     ("authorization.k8s.io", "localsubjectaccessreviews"),
     ("authorization.k8s.io", "selfsubjectaccessreviews"),
     ("authorization.k8s.io", "selfsubjectrulesreviews"),
     ("authorization.k8s.io", "subjectaccessreviews"),
-}
+})
 _POLICY_RESOURCES = {
     ("admissionregistration.k8s.io", "validatingadmissionpolicies"),
     ("admissionregistration.k8s.io", "validatingadmissionpolicybindings"),
@@ -47,7 +53,7 @@ _POLICY_RESOURCES = {
 def skipped_request(attrs: Attributes, version: tuple[int, int]) -> str | None:
     """Say why the apiserver would not evaluate any policy for this request, or None."""
     key = (attrs.resource.group, attrs.resource.resource)
-    if key in _EXCLUDED_REVIEWS and version >= (1, 30):
+    if key in EXCLUDED_REVIEWS and version >= (1, 30):
         return (f"{attrs.resource.resource}.{attrs.resource.group} requests are never sent to admission policies "
                 "(kube-apiserver excludes the review resources from 1.30 on)")
     if key in _POLICY_RESOURCES:
@@ -162,7 +168,8 @@ def dispatch(
 ) -> Outcome:
     """Evaluate every policy that has bindings against the request, as the dispatcher does."""
     outcome = Outcome()
-    skipped = skipped_request(attrs, tuple(int(x) for x in version.split(".")[:2]))  # type: ignore[arg-type]
+    version_key = tuple(int(x) for x in version.split(".")[:2])
+    skipped = skipped_request(attrs, version_key)  # type: ignore[arg-type]
     if skipped is not None:
         for policy in sorted(policies, key=lambda p: p.name):
             outcome.policies.append({"name": policy.name, "matched": False, "explanation": [skipped], "bindings": []})
@@ -173,6 +180,8 @@ def dispatch(
     policy_names = {p.name for p in policies}
     audit_values: dict[str, dict[str, list[str]]] = {}
     audit_failure_written = False
+    aggregate_audit_failures = version_key >= AGGREGATED_AUDIT_FAILURES_SINCE
+    audit_failures: list[dict[str, Any]] = []
 
     for policy in sorted(policies, key=lambda p: p.name):
         record: dict[str, Any] = {"name": policy.name, "matched": False, "explanation": [], "bindings": []}
@@ -231,7 +240,9 @@ def dispatch(
             )
             record["bindings"].append(brecord)
             for entry in brecord.pop("_audit_failures", []):
-                if not audit_failure_written:
+                if aggregate_audit_failures:
+                    audit_failures.append(entry)
+                elif not audit_failure_written:
                     outcome.audit_annotations[VALIDATION_FAILURE_KEY] = go_json([entry])
                     audit_failure_written = True
             if outcome.request_error is not None:
@@ -243,6 +254,9 @@ def dispatch(
             full = f"{policy.name}/{key}"
             if full not in outcome.audit_annotations:
                 outcome.audit_annotations[full] = ", ".join(values)
+    # never written when Dispatch returned early (the request failed); a key already set is kept
+    if audit_failures and outcome.request_error is None and VALIDATION_FAILURE_KEY not in outcome.audit_annotations:
+        outcome.audit_annotations[VALIDATION_FAILURE_KEY] = go_json(audit_failures[:MAX_VALIDATION_FAILURES])
     for name in sorted(by_policy):
         if name not in policy_names:
             for b in by_policy[name]:

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from . import cel, limits, rbac, validation
+from . import admission, cel, kyverno, limits, rbac, validation, webhooks
 from .cel import library
 from .dispatcher import Cluster, Loaded, denial_status, dispatch, finish_warnings
 from .documents import PANES, Document, Problem, load_pane
@@ -163,6 +163,8 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
     unreadable = bool(problems)
 
     policy_docs: list[Document] = []
+    webhook_docs: list[Document] = []
+    kyverno_docs: list[Document] = []
     namespaces: dict[str, dict[str, Any]] = {}
     objects: list[Any] = []
     crds: list[Any] = []
@@ -172,6 +174,10 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
         for doc in panes[pane]:
             if _is_policy_doc(doc):
                 policy_docs.append(doc)
+            elif pane not in ("object", "oldObject") and webhooks.is_webhook_doc(doc):
+                webhook_docs.append(doc)  # in the object panes, a configuration is the object of the request
+            elif pane not in ("object", "oldObject") and kyverno.is_kyverno_doc(doc):
+                kyverno_docs.append(doc)
             elif pane == "request":
                 if request_doc is None:
                     request_doc = doc
@@ -203,6 +209,13 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
             problems.extend(object_problems(doc, schemas))
     rejected: list[dict[str, Any]] = []
     policies, bindings = _load_policy_docs(policy_docs, version, problems, rejected)
+    webhook_notes: list[str] = []
+    hooks = webhooks.load(webhook_docs, version=version,
+                          compile_check=webhooks.compile_check_for(_new_expressions_version(version)),
+                          problems=problems, rejected=rejected, field_problem=lambda d, e: _field_problem(d, e, {}),
+                          notes=webhook_notes)
+    kyverno_policies = kyverno.load_policies(kyverno_docs, table=table, problems=problems, rejected=rejected,
+                                             field_problem=lambda d, e: _field_problem(d, e, {}), version=version)
     type_checking, type_problems = check_policies(
         [(p.name, p.spec) for p in policies],
         {d.name: d for d in policy_docs if d.kind == "ValidatingAdmissionPolicy"},
@@ -226,6 +239,8 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
         "problems": [],
         "kubernetesVersion": version,
         "rejected": rejected,
+        "webhooks": [],
+        "kyverno": [],
     }
     if unreadable or attrs is None or any(p.severity == "error" and p.pane == "request" for p in problems):
         # A pane that cannot be read, or no request: evaluating the rest would mislead; say so.
@@ -252,7 +267,10 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
                 "the policy failed API validation, so the apiserver would not have stored it: "
                 + rejected_policies[record["name"]]
             ]
-    notes = list(attrs.notes) + authorization.notes
+    notes = list(attrs.notes) + authorization.notes + webhook_notes
+    if object_doc is not None and (webhooks.is_webhook_doc(object_doc) or kyverno.is_kyverno_doc(object_doc)):
+        notes.append(f"the {object_doc.kind} in the Object pane is the object of the request; paste the "
+                     "configurations and policies to evaluate in another pane")
     if not namespaces and attrs.namespace:
         notes.append(f"no Namespace given: namespace {attrs.namespace!r} is taken to exist with only its "
                      "kubernetes.io/metadata.name label")
@@ -272,6 +290,11 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
     response["object"] = attrs.object
     response["oldObject"] = attrs.old_object
     response["notes"] = notes
+    if hooks or kyverno_policies:
+        others = admission.run(hooks, kyverno_policies, attrs, cluster=cluster, table=table, version=version,
+                               authorizer=_authorizer(attrs.user_info, authorization.rbac))
+        admission.combine(response, others)
+        response["warnings"] = finish_warnings(response["warnings"])
     if len(outcome.denials) > 1:
         notes.append("several denials: kube-apiserver reports one of them, in no defined order; "
                      "the playground reports the first by policy, binding and param name")

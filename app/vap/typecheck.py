@@ -202,7 +202,7 @@ def _compile_all(spec: Mapping[str, Any], version: str, roots: TypedRoots) -> di
     """Compile every expression with typed roots; variables typed by their own typed compile."""
     has_params = spec.get("paramKind") is not None
     results: dict[str, cel.Compiled] = {}
-    visible: list[tuple[str, str]] = []
+    visible: list[tuple[str, ...]] = []
     for i, item in enumerate(spec.get("variables") or []):
         if not isinstance(item, Mapping):
             continue
@@ -211,7 +211,7 @@ def _compile_all(spec: Mapping[str, Any], version: str, roots: TypedRoots) -> di
         results[f"spec.variables[{i}].expression"] = compiled
         name = str(item.get("name") or "")
         visible = [v for v in visible if v[0] != name]
-        visible.append((name, compiled.engine_type if compiled.program is not None else "DYN"))
+        visible.append(cel.variable_declaration(name, compiled))
     # One environment for every other expression, as the apiserver's type checker has it (authorizer
     # and variables declared for all): what a kind of expression may not use is already a compile
     # error of the policy, which is then not stored and so never type-checked.
@@ -220,16 +220,6 @@ def _compile_all(spec: Mapping[str, Any], version: str, roots: TypedRoots) -> di
         if site.kind != cel.VARIABLE:
             results[site.field_ref] = cel.compile_expression(site.expression, site.kind, decls)
     return results
-
-
-# cel-cpp's checker wording → cel-go's (k8s.io/apiserver reports cel-go's)
-_WORDING = (
-    (re.compile(r"^undefined field '([^']*)' not found in struct '[^']*'$"), r"undefined field '\1'"),
-    (re.compile(r"^expression of type '(.*)' cannot be the operand of a select operation$"),
-     r"type '\1' does not support field selection"),
-    (re.compile(r"^expression of type '(.*)' cannot be the range of a comprehension"),
-     r"expression of type '\1' cannot be range of a comprehension"),
-)
 
 
 _NO_OVERLOAD = re.compile(r"^found no matching overload for '([^']+)' applied to '\((.*)\)'$")
@@ -259,9 +249,7 @@ def _is_member_call(expression: str, issue: cel.CompileIssue, name: str) -> bool
 
 
 def _cel_go_wording(issue: cel.CompileIssue, expression: str, roots: TypedRoots) -> str:
-    message = roots.display_name(issue.message)
-    for pattern, replacement in _WORDING:
-        message = pattern.sub(replacement, message)
+    message = roots.display_name(issue.message)  # already in cel-go's words (app.vap.cel)
     m = _NO_OVERLOAD.match(message)
     if m and _is_member_call(expression, issue, m.group(1)):
         # cel-go prints a receiver-style call as '<target>.(<args>)'

@@ -70,7 +70,7 @@ def expression_declarations(
     """Compile the variables in order; return them and the declarations of each expression kind."""
     has_params = spec.get("paramKind") is not None
     variables: list[tuple[str, cel.Compiled]] = []
-    visible: list[tuple[str, str]] = []
+    visible: list[tuple[str, ...]] = []
     for item in spec.get("variables") or []:
         if not isinstance(item, Mapping):
             continue
@@ -79,7 +79,7 @@ def expression_declarations(
         compiled = cel.compile_expression(str(item.get("expression") or ""), cel.VARIABLE, decls)
         variables.append((name, compiled))
         visible = [v for v in visible if v[0] != name]
-        visible.append((name, compiled.engine_type if compiled.program is not None else "DYN"))
+        visible.append(cel.variable_declaration(name, compiled))
     full = tuple(visible)
     validation = cel.Declarations(version=version, params=has_params, variables=full)
     message = cel.Declarations(version=version, params=has_params, authorizer=False, variables=full)
@@ -159,6 +159,8 @@ class ExpressionRecord:
     error: str | None = None
     cost: int | None = None
     elapsed_us: float | None = None
+    # the error comes from a limit of the playground's CEL engine, not one kube-apiserver has
+    engine_limit: bool = False
 
 
 @dataclass
@@ -188,15 +190,16 @@ def _cost(compiled: cel.Compiled, data: Mapping[str, Any], tracker: Any) -> int 
     if compiled.program is None:
         return None
     try:
-        return int(library.expression_cost(compiled.program, data, tracker).total)
+        return int(library.expression_cost(compiled.checked_program or compiled.program, data, tracker).total)
     except Exception:  # a cost the estimator cannot work out is shown as unknown, never fails evaluation
         return None
 
 
 def _run(compiled: cel.Compiled, data: Mapping[str, Any], scope: cel.VariableScope | None) -> ExpressionRecord:
     record = ExpressionRecord()
-    if compiled.program is None:
+    if compiled.error is not None:
         record.error = f"compilation error: {compiled.error}"
+        record.engine_limit = compiled.engine_limit
         return record
     start = time.perf_counter()
     with library.track_cost() as tracker:
@@ -204,10 +207,12 @@ def _run(compiled: cel.Compiled, data: Mapping[str, Any], scope: cel.VariableSco
             record.result = cel.evaluate(compiled, data, scope)
         except cel.EvaluationError as exc:
             record.error = f"expression '{compiled.expression}' resulted in error: {exc}"
+            record.engine_limit = exc.engine_limit
     record.elapsed_us = round((time.perf_counter() - start) * 1e6, 1)
     record.cost = _cost(compiled, data, tracker)
     if record.cost is not None and record.cost > PER_CALL_LIMIT:
         record.result = None
+        record.engine_limit = False
         record.error = (f"expression '{compiled.expression}' resulted in error: "
                         "operation cancelled: actual cost limit exceeded")
     return record
@@ -234,17 +239,19 @@ def _variable_records(policy: CompiledPolicy, scopes: list[cel.VariableScope]) -
     out = []
     for name, compiled in policy.variables:
         entry: dict[str, Any] = {"name": name, "expression": compiled.expression, "evaluated": False,
-                                 "value": None, "error": None}
-        if compiled.program is None:
+                                 "value": None, "error": None, "engineLimit": False}
+        if compiled.error is not None:
             entry["error"] = f"compilation error: {compiled.error}"
+            entry["engineLimit"] = compiled.engine_limit
         for scope in scopes:
             if name in scope.evaluated:
                 value = scope.evaluated[name]
                 entry["evaluated"] = True
                 if isinstance(value, cel.EvaluationError):
                     entry["error"] = str(value)
+                    entry["engineLimit"] = value.engine_limit
                 else:
-                    entry["value"] = value
+                    entry["value"] = cel.display_value(compiled, value)
                 break
         out.append(entry)
     return out
@@ -273,10 +280,10 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
                 errors = [OUT_OF_BUDGET]
                 any_false = False
                 out.match_conditions.append({"name": name, "expression": compiled.expression, "result": None,
-                                             "error": errors[0], "cost": rec.cost})
+                                             "error": errors[0], "cost": rec.cost, "engineLimit": False})
                 break
             out.match_conditions.append({"name": name, "expression": compiled.expression, "result": rec.result,
-                                         "error": rec.error, "cost": rec.cost})
+                                         "error": rec.error, "cost": rec.cost, "engineLimit": rec.engine_limit})
             if rec.error is not None:
                 errors.append(rec.error)
             elif rec.result is False:
@@ -408,6 +415,7 @@ def _validation_record(
         "reason": decision.reason,
         "cost": rec.cost,
         "elapsedMicroseconds": rec.elapsed_us,
+        "engineLimit": rec.engine_limit,
     }
     if msg_rec is not None:
         entry["messageExpression"] = {
@@ -415,6 +423,7 @@ def _validation_record(
             "value": msg_rec.result if msg_rec.error is None else None,
             "error": msg_rec.error,
             "cost": msg_rec.cost,
+            "engineLimit": msg_rec.engine_limit,
         }
     return entry
 

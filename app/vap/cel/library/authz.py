@@ -10,8 +10,14 @@ in its ``checks`` list; the activation keeps the backend alive (keep it, not onl
 entries, while evaluating). With no backend every check answers "no opinion" with a reason saying
 so (``allowed()`` is then false, as with a real "no opinion").
 
-Known difference: a 1.31 apiserver declares ``fieldSelector``/``labelSelector`` only with the alpha
-AuthorizeWithSelectors feature gate on (default on from 1.32); the playground declares them from 1.31.
+The selector functions follow the AuthorizeWithSelectors feature gate at its default in each version
+(kube_features.go: alpha and off in 1.31, beta and on in 1.32, GA in 1.34, removed in 1.37 with the
+functions always there). pkg/cel/environment declares them (base.go, from 1.31) in the environment a
+stored expression is evaluated in whatever the gate, and in the one a new expression is validated in
+only with the gate on: a 1.31 server validates new expressions with its 1.30 environment, so a policy
+using them is refused there, and a 1.32 server, whose gate is on, accepts them in its 1.31 environment.
+What the gate changes at run time is ``check()``: with it off (1.31) no selector reaches the authorizer
+(authz.go Authorize), which the recorded check says.
 """
 
 from __future__ import annotations
@@ -222,7 +228,18 @@ def _setter(field: str) -> Callable[[object, str], object]:
     return set_field
 
 
-def _check(c: object, verb: str) -> object:
+# Why a 1.31 check carries no selector (shown with the check).
+SELECTORS_IGNORED = (
+    "not passed to the authorizer: the AuthorizeWithSelectors feature gate is alpha and off by default in "
+    "Kubernetes 1.31 (on by default from 1.32)"
+)
+
+
+def _check_without_selectors(c: object, verb: str) -> object:
+    return _check(c, verb, selectors=False)
+
+
+def _check(c: object, verb: str, selectors: bool = True) -> object:
     s = _state(c)
     attrs: dict[str, Any] = {"user": s.get("user", {}), "verb": verb}
     if "path" in s:
@@ -239,7 +256,7 @@ def _check(c: object, verb: str) -> object:
             name=s.get("name", ""),
         )
         for sel in ("fieldSelector", "labelSelector"):
-            if s.get(sel):
+            if s.get(sel) and selectors:
                 attrs[sel] = s[sel]
     session = _sessions.get(s.get("backend", "default"))
     if session is None:
@@ -249,7 +266,11 @@ def _check(c: object, verb: str) -> object:
     details = answer[3] if len(answer) > 3 and isinstance(answer[3], Mapping) else {}
     if session is not _DEFAULT:  # the shared default records nothing
         if len(session.checks) < MAX_RECORDED_CHECKS:
-            session.checks.append(_record(attrs, decision, reason, error, details))
+            record = _record(attrs, decision, reason, error, details)
+            ignored = {sel: s[sel] for sel in ("fieldSelector", "labelSelector") if s.get(sel) and not selectors}
+            if ignored:
+                record.update(ignored, selectorsIgnored=SELECTORS_IGNORED)
+            session.checks.append(record)
         else:
             session.omitted += 1
     return _new(tp.DECISION, {"decision": decision, "reason": reason, "error": str(error or "")})
@@ -455,7 +476,8 @@ def decls(version: tuple[int, int]) -> list:
         function("name", overload("resourcecheck_name", R, [R, T.STRING], _setter("name"), member=True, cost=1)),
         function(
             "check",
-            overload("pathcheck_check", D, [P, T.STRING], _check, member=True, cost=350000),
+            overload("pathcheck_check", D, [P, T.STRING], _check if version >= (1, 32) else _check_without_selectors,
+                     member=True, cost=350000),
             # same run-time signature as pathcheck_check (two messages): one implementation serves both
             overload("resourcecheck_check", D, [R, T.STRING], member=True),
         ),
