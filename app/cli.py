@@ -39,7 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the playground (gunicorn)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--workers", type=int, default=2)
+    serve.add_argument("--workers", type=int, default=1,
+                       help="gunicorn processes (default 1: evaluations run in their own worker processes)")
 
     ev = sub.add_parser("eval", help="evaluate a scenario from files, or an API body from stdin with '-'")
     ev.add_argument("body", nargs="?", help="'-' to read a JSON API request body from standard input")
@@ -131,8 +132,8 @@ def run_eval(args: argparse.Namespace) -> int:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    argv = ["gunicorn", "--bind", f"{args.host}:{args.port}", "--workers", str(args.workers),
-            "app:create_app()"]
+    argv = ["gunicorn", "--config", "python:app.gunicorn_conf", "--bind", f"{args.host}:{args.port}",
+            "--workers", str(args.workers), "app:create_app()"]
     os.execvp(sys.executable, [sys.executable, "-m", *argv])
     return 0  # not reached
 

@@ -28,6 +28,7 @@ from flask import (
 )
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from . import isolation, ratelimit
 from . import store as scenarios
 
 bp = Blueprint("shares", __name__)
@@ -35,6 +36,7 @@ bp = Blueprint("shares", __name__)
 EXTENSION = "scenario_store"
 _YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")
 _open_lock = threading.Lock()
+_TOO_DEEP = "the scenario nests mappings and lists too deeply to read"
 
 
 def get_store(app: Flask | None = None) -> scenarios.Store:
@@ -61,6 +63,13 @@ def _error(message: str, code: int) -> tuple[Response, int]:
     return jsonify(error=message), code
 
 
+def _json_body() -> Any:
+    try:
+        return request.get_json(force=True, silent=True)
+    except RecursionError:  # nested deeper than the JSON decoder goes: not a scenario either
+        return None
+
+
 def _is_yaml() -> bool:
     return (request.mimetype or "") in _YAML_TYPES
 
@@ -78,11 +87,12 @@ def _not_found(scenario_id: str) -> tuple[Response, int]:
 @bp.post("/api/v1/scenarios")
 def create() -> tuple[Response, int]:
     """Share a scenario: 201 with its id and link when new, 200 with the same when already shared."""
+    ratelimit.check("share")
     try:
         if _is_yaml():
-            payload: Any = scenarios.parse_yaml(request.get_data())
+            payload: Any = isolation.parse_scenario_file(request.get_data())
         else:
-            payload = request.get_json(force=True, silent=True)
+            payload = _json_body()
             if payload is None:
                 return _error("the request body must be a JSON object (the panes of a scenario) "
                               "or a scenario file with Content-Type: application/yaml", 400)
@@ -91,6 +101,8 @@ def create() -> tuple[Response, int]:
         return _error(str(exc), 413)
     except scenarios.ScenarioError as exc:
         return _error(str(exc), 400)
+    except RecursionError:
+        return _error(_TOO_DEEP, 400)
     scenario_id, created = get_store().put(body)
     response = jsonify(id=scenario_id, url=f"/s/{scenario_id}")
     response.headers["Location"] = f"/s/{scenario_id}"
@@ -123,14 +135,17 @@ def export(scenario_id: str) -> Response | tuple[Response, int]:
 @bp.post("/api/v1/scenarios/import")
 def import_file() -> Response | tuple[Response, int]:
     """Read a scenario file (the body, or a multipart field `file`) and return the scenario; store nothing."""
+    ratelimit.check("share")
     upload = request.files.get("file")
     text = upload.read() if upload is not None else request.get_data()
     try:
-        scenario, _ = scenarios.prepare(scenarios.parse_yaml(text), _limit())
+        scenario, _ = scenarios.prepare(isolation.parse_scenario_file(text), _limit())
     except scenarios.ScenarioTooLarge as exc:
         return _error(str(exc), 413)
     except scenarios.ScenarioError as exc:
         return _error(f"not a scenario file: {exc}", 400)
+    except RecursionError:
+        return _error(f"not a scenario file: {_TOO_DEEP}", 400)
     return jsonify(scenario)
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, render_template, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from . import store
+from . import isolation, ratelimit, store
 from .vap import suite
 from .vap.evaluate import InputError, check_payload
 
@@ -105,9 +105,12 @@ def test_view() -> Response | tuple[Response, int]:
     """Run a suite: the panes and testCases as JSON, or a scenario file as YAML."""
     try:
         if (request.mimetype or "") in _YAML_TYPES:
-            payload: Any = store.parse_yaml(request.get_data())
+            payload: Any = isolation.parse_scenario_file(request.get_data())  # parsed under the evaluation bounds
         else:
-            payload = request.get_json(force=True, silent=True)
+            try:
+                payload = request.get_json(force=True, silent=True)
+            except RecursionError:  # nested deeper than the JSON decoder goes
+                payload = None
             if payload is None:
                 return jsonify(error="the request body must be JSON (the panes and testCases) or a scenario file "
                                      "with Content-Type: application/yaml"), 400
@@ -117,8 +120,10 @@ def test_view() -> Response | tuple[Response, int]:
     tests = payload.get("testCases")
     if not isinstance(tests, (list, str)) or not tests:
         return jsonify(error="field 'testCases' is required: a list of test cases, or the YAML text of one"), 400
-    result = suite.run_suite(payload)
-    return jsonify(result.to_json(with_responses=request.args.get("responses") == "true"))
+    # run in an evaluation worker, bounded and rate limited like an evaluation (429, 422, 503 answered by
+    # ratelimit.refusal)
+    with ratelimit.evaluation():
+        return jsonify(isolation.run("suite", payload, request.args.get("responses") == "true"))
 
 
 @bp.post("/testcases/add")
@@ -127,17 +132,26 @@ def add_case() -> Response | tuple[Response, int]:
     from . import web
 
     values = web.form_values(request.form)
-    text = request.form.get("testCases", "")
+    with ratelimit.evaluation():  # evaluated in a worker, bounded like any evaluation
+        added = isolation.run("add_case", web.payload_from(values), values.get("operation", ""),
+                              request.form.get("testCases", ""))
+    if "error" in added:
+        return jsonify(error=added["error"]), 400
+    return jsonify(testCases=added["testCases"])
+
+
+def add_to_cases(payload: Mapping[str, Any], operation: str, text: str) -> dict[str, str]:
+    """The Test cases pane's text with the panes' request appended as a case ({"testCases": ...}), or {"error": ...}."""
     cases, problems = suite.parse_cases(text)
     if problems:
-        return jsonify(error="fix the test cases first: " + problems[0]["message"]), 400
-    case = new_case(web.payload_from(values), values.get("operation", ""), len(cases))
+        return {"error": "fix the test cases first: " + problems[0]["message"]}
+    case = new_case(payload, operation, len(cases))
     if case is None:
-        return jsonify(error="there is no object to add: fill in the Object pane (or Old object, for a DELETE)"), 400
+        return {"error": "there is no object to add: fill in the Object pane (or Old object, for a DELETE)"}
     addition = suite.dump_yaml([case])
     if not text.strip() or text.strip() == "[]":
-        return jsonify(testCases=addition)
-    return jsonify(testCases=text.rstrip("\n") + "\n" + addition)
+        return {"testCases": addition}
+    return {"testCases": text.rstrip("\n") + "\n" + addition}
 
 
 def new_case(payload: Mapping[str, Any], operation: str, count: int) -> dict[str, Any] | None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, make_response, redirect, render_template, request, url_for
 
-from . import examples, testcases, vap
+from . import examples, isolation, ratelimit, security, testcases, vap
 
 bp = Blueprint("web", __name__)
 
@@ -34,10 +34,7 @@ OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
 _FALLBACK_VERSIONS = ("1.37", "1.36", "1.35", "1.34", "1.33", "1.32", "1.31", "1.30", "1.29", "1.28")
 _OPERATION_LINE = re.compile(r"^operation[ \t]*:.*$", re.MULTILINE)
 # Everything the page needs comes from this server; no inline script, style or handler is allowed.
-CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-)
+CONTENT_SECURITY_POLICY = security.CONTENT_SECURITY_POLICY
 _FORBIDDEN_MESSAGE = re.compile(r'^(?P<resource>[^\s"]+) "(?P<name>[^"]*)" is forbidden: (?P<denial>.*)$', re.S)
 
 
@@ -136,9 +133,12 @@ def summarize(values: dict[str, str]) -> dict[str, Any]:
     """Evaluate the form values and return what the result partial shows."""
     payload = payload_from(values)
     try:
-        response = vap.evaluate(payload)
+        with ratelimit.evaluation():
+            response = isolation.evaluate(payload)
     except NotImplementedError:
         return {"unavailable": True}
+    except (ratelimit.RateLimited, isolation.EvaluationStopped) as exc:
+        return refusal(exc)
     problems = [
         {**p, "paneLabel": PANE_LABELS.get(p.get("pane"), p.get("pane") or "")} for p in response.get("problems") or []
     ]
@@ -150,6 +150,39 @@ def summarize(values: dict[str, str]) -> dict[str, Any]:
         "problems": problems,
         "request": response.get("request") if isinstance(response.get("request"), dict) else None,
     }
+
+
+def refusal(exc: ratelimit.RateLimited | isolation.EvaluationStopped) -> dict[str, Any]:
+    """The result of an evaluation refused by a rate limit or stopped at a bound: an error to show."""
+    retry_after = getattr(exc, "retry_after", None) or (1 if exc.status == 503 else None)
+    return {"unavailable": False, "error": {"code": exc.status, "description": str(exc), "retry_after": retry_after}}
+
+
+def with_status(response: Response, result: dict[str, Any]) -> Response:
+    """Give a page or partial the status of a refused evaluation (and its Retry-After)."""
+    error = result.get("error")
+    if error:
+        response.status_code = error["code"]
+        if error.get("retry_after"):
+            response.headers["Retry-After"] = str(error["retry_after"])
+    return response
+
+
+def test_cases(values: dict[str, str], result: dict[str, Any]) -> dict[str, Any] | None:
+    """Run the Test cases pane under the evaluation bounds; None without cases or when evaluating was refused."""
+    tests = values.get("testCases")
+    if not tests or not tests.strip() or result.get("error"):
+        return None
+    try:
+        return isolation.run("test_cases", payload_from(values), tests)
+    except isolation.EvaluationStopped as exc:
+        return stopped_suite(exc)
+
+
+def stopped_suite(exc: isolation.EvaluationStopped) -> dict[str, Any]:
+    """What the test cases matrix shows when running them was stopped at a bound."""
+    return {"total": 0, "passed": 0, "failed": 0, "errors": 0, "rows": [],
+            "problems": [{"severity": "error", "line": None, "column": None, "message": str(exc)}]}
 
 
 @bp.app_template_filter("pretty_json")
@@ -165,9 +198,11 @@ def _page(
     file_error: str | None = None,
     status: int = 200,
     template: str = "index.html",
+    result: dict[str, Any] | None = None,
     **extra: Any,
 ) -> Response:
     versions, default_version = kubernetes_versions()
+    result = result or summarize(values)
     html = render_template(
         template,
         values=values,
@@ -175,16 +210,16 @@ def _page(
         shared_id=shared_id,
         file_error=file_error,
         gallery=examples.all_examples(),
-        result=summarize(values),
+        result=result,
         panes=PANES,
         operations=OPERATIONS,
         versions=versions,
         default_version=default_version,
         default_request=examples.DEFAULT_REQUEST,
-        testcases=testcases.run_form(payload_from(values), values.get("testCases")),
+        testcases=test_cases(values, result),
         **extra,
     )
-    return make_response(html, status)
+    return with_status(make_response(html, status), result)
 
 
 @bp.get("/")
@@ -226,6 +261,10 @@ def share() -> Response:
 
     values = form_values(request.form)
     try:
+        ratelimit.check("share")
+    except ratelimit.RateLimited as exc:
+        return _refused(values, exc)
+    try:
         shared_id, _ = store.share(shares.get_store(), scenario_payload(values),
                                    int(current_app.config.get("SCENARIO_MAX_BYTES", store.DEFAULT_MAX_BYTES)))
     except (store.ScenarioError, store.ScenarioTooLarge) as exc:
@@ -255,8 +294,11 @@ def import_scenario() -> Response:
     if upload is None or not name:
         return _page(form_values(request.form), None, file_error="choose a scenario file to import", status=400)
     try:
+        ratelimit.check("share")
         limit = int(current_app.config.get("SCENARIO_MAX_BYTES", store.DEFAULT_MAX_BYTES))
-        scenario, _ = store.prepare(store.parse_yaml(upload.read()), limit)
+        scenario, _ = store.prepare(isolation.parse_scenario_file(upload.read()), limit)
+    except (ratelimit.RateLimited, isolation.EvaluationStopped) as exc:
+        return _page(form_values(request.form), None, file_error=f"{name}: {exc}", status=exc.status)
     except (store.ScenarioError, store.ScenarioTooLarge) as exc:
         status = 413 if isinstance(exc, store.ScenarioTooLarge) else 400
         return _page(form_values(request.form), None, file_error=f"{name}: not a scenario file: {exc}",
@@ -285,13 +327,28 @@ def evaluate() -> Response:
     """Evaluate the form: the result partial for htmx, the whole page otherwise."""
     values = form_values(request.form)
     if request.headers.get("HX-Request"):
-        response = make_response(render_template("_result.html", result=summarize(values))
-                                 + testcases.render(testcases.run_form(payload_from(values), values["testCases"]),
-                                                    oob=True))
+        result = summarize(values)
+        html = result_partial(result) + testcases.render(test_cases(values, result), oob=True)
+        response = with_status(make_response(html), result)
     else:
         response = _page(values, None)
     response.vary.add("HX-Request")
     return response
+
+
+def result_partial(result: dict[str, Any]) -> str:
+    """The result region: the result, or the error of a refused or stopped evaluation."""
+    if result.get("error"):
+        return render_template("_error.html", code=result["error"]["code"], description=result["error"]["description"])
+    return render_template("_result.html", result=result)
+
+
+def _refused(values: dict[str, str], exc: ratelimit.RateLimited) -> Response:
+    """Answer a refused request with the error in the result region, keeping the editors' text."""
+    result = refusal(exc)
+    if request.headers.get("HX-Request"):
+        return with_status(make_response(result_partial(result)), result)
+    return _page(values, None, result=result)
 
 
 @bp.after_request

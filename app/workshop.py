@@ -16,7 +16,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, make_response, render_template, request, url_for
 from markupsafe import Markup, escape
 
-from . import exercises, testcases, web
+from . import exercises, isolation, testcases, web
 
 bp = Blueprint("workshop", __name__, url_prefix="/workshop")
 
@@ -41,8 +41,14 @@ def _exercise(name: str) -> exercises.Exercise:
 
 
 def checks_of(exercise: exercises.Exercise, values: dict[str, str]) -> dict[str, Any]:
-    """Run the exercise's hidden checks against the form's panes; only names and outcomes come back."""
-    summary = testcases.summarize(exercise.check(web.payload_from(values)), hidden=True)
+    """Run the exercise's hidden checks against the form's panes; only names and outcomes come back.
+
+    They run in an evaluation worker, bounded like the test cases (app/isolation.py).
+    """
+    try:
+        summary = isolation.run("checks", exercise.name, web.payload_from(values))
+    except isolation.EvaluationStopped as exc:
+        return web.stopped_suite(exc)
     assert summary is not None
     return summary
 
@@ -83,10 +89,11 @@ def evaluate(name: str) -> Response:
     exercise = _exercise(name)
     values = web.form_values(request.form)
     if request.headers.get("HX-Request"):
-        html = (render_template("_result.html", result=web.summarize(values))
+        result = web.summarize(values)
+        html = (web.result_partial(result)
                 + render_template("_checks.html", checks=checks_of(exercise, values), oob=True)
-                + testcases.render(testcases.run_form(web.payload_from(values), values["testCases"]), oob=True))
-        response = make_response(html)
+                + testcases.render(web.test_cases(values, result), oob=True))
+        response = web.with_status(make_response(html), result)
     else:
         response = _page(exercise, values)
     response.vary.add("HX-Request")

@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+from . import limits as bounds
+
 PANES = ("policy", "binding", "params", "object", "oldObject", "namespace", "request")
 
 Path = tuple[str | int, ...]
@@ -119,7 +121,30 @@ def parse_path(path: str) -> Path:
 
 
 class _Loader(yaml.SafeLoader):
-    """A safe loader that also refuses to build YAML's timestamp objects (Kubernetes keeps strings)."""
+    """A safe loader that also refuses to build YAML's timestamp objects (Kubernetes keeps strings).
+
+    It counts what it reads against the scenario's bounds (app/vap/limits.py) as it goes, so an
+    oversized, too deep or alias-heavy pane stops early instead of being read whole.
+    """
+
+    def __init__(self, stream: str, usage: bounds.Usage | None = None) -> None:
+        super().__init__(stream)
+        self._usage = usage or bounds.Usage()
+        self._depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+        mark = self.peek_event().start_mark
+        line, column = mark.line + 1, mark.column + 1
+        if self.check_event(yaml.AliasEvent):
+            self._usage.alias(line, column)
+            return super().compose_node(parent, index)
+        self._usage.compose(line, column)
+        self._depth += 1
+        try:
+            self._usage.depth(self._depth, line, column)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 # Kubernetes decodes YAML into JSON: dates stay strings.
@@ -135,32 +160,41 @@ def _build(
     path: Path,
     positions: dict[Path, tuple[int, int]],
     values: dict[Path, tuple[int, int, str]] | None = None,
+    usage: bounds.Usage | None = None,
 ) -> Any:
+    if usage is not None:  # aliases are expanded here: count every value built, and its depth
+        line, column = node.start_mark.line + 1, node.start_mark.column + 1
+        usage.node(line, column)
+        usage.depth(len(path) + 1, line, column)
+        if isinstance(node, yaml.ScalarNode):
+            usage.string(node.value, line, column)
     if isinstance(node, yaml.MappingNode):
         constructor.flatten_mapping(node)
         out: dict[Any, Any] = {}
         for key_node, value_node in node.value:
-            key = _build(key_node, constructor, path, {}, None)
+            key = _build(key_node, constructor, path, {}, None, usage)
             if isinstance(key, (dict, list)):
                 raise yaml.constructor.ConstructorError(
                     None, None, "a mapping key must be a string", key_node.start_mark
                 )
             child = (*path, str(key))
             positions[child] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-            out[str(key)] = _build(value_node, constructor, child, positions, values)
+            out[bounds.clean_text(str(key))] = _build(value_node, constructor, child, positions, values, usage)
         return out
     if isinstance(node, yaml.SequenceNode):
         items = []
         for i, item in enumerate(node.value):
             child = (*path, i)
             positions[child] = (item.start_mark.line + 1, item.start_mark.column + 1)
-            items.append(_build(item, constructor, child, positions, values))
+            items.append(_build(item, constructor, child, positions, values, usage))
         return items
     if values is not None and isinstance(node, yaml.ScalarNode):
         values[path] = (node.start_mark.line + 1, node.start_mark.column + 1, node.style or "")
     value = constructor.construct_object(node, deep=True)
     if isinstance(value, bytes):  # !!binary: Kubernetes would see base64 text
         return node.value
+    if isinstance(value, str):
+        return bounds.clean_text(value)
     return value
 
 
@@ -175,35 +209,82 @@ def _yaml_problem(pane: str, index: int, exc: yaml.YAMLError) -> Problem:
     return Problem(pane, index, line, column, None, "error", f"invalid YAML or JSON: {where}{text}")
 
 
-def load_pane(pane: str, source: Any) -> tuple[list[Document], list[Problem]]:
-    """Parse one pane (text, or an already-parsed JSON value) into documents and problems."""
-    if source is None or (isinstance(source, str) and not source.strip()):
+def _reader_problem(pane: str, source: str, exc: yaml.reader.ReaderError) -> Problem:
+    line = source.count("\n", 0, exc.position) + 1
+    column = exc.position - (source.rfind("\n", 0, exc.position) + 1) + 1
+    return Problem(pane, 0, line, column, None, "error",
+                   f"invalid YAML or JSON: line {line}, column {column}: the character U+{exc.character:04X} is not "
+                   "allowed in YAML, which takes printable Unicode characters, tabs and line breaks")
+
+
+def load_pane(pane: str, source: Any, usage: bounds.Usage | None = None) -> tuple[list[Document], list[Problem]]:
+    """Parse one pane (text, or an already-parsed JSON value) into documents and problems.
+
+    ``usage`` counts what the whole scenario has read against its bounds (one per pane if omitted).
+    """
+    usage = usage or bounds.Usage()
+    if source is None or (isinstance(source, str) and not source.strip()) or usage.exceeded:
         return [], []
     if not isinstance(source, str):
         values = source if isinstance(source, list) else [source]
+        try:
+            usage.documents(len(values), None, None)
+            values = [bounds.check_value(v, usage) for v in values]
+        except bounds.LimitExceeded as exc:
+            return [], [Problem(pane, None, None, None, None, "error", str(exc))]
         docs = [Document(pane, i, v, {(): (None, None)}) for i, v in enumerate(values) if v is not None]
-        return _expand_lists(docs), []
+        return _bounded(_expand_lists(docs), usage)
     documents: list[Document] = []
     index = 0
-    loader = _Loader(source)
+    try:
+        loader = _Loader(source, usage)
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow, found before parsing
+        return [], [_reader_problem(pane, source, exc)]
     try:
         while loader.check_node():
+            usage.documents(index + 1, *_position(loader))
             node = loader.get_node()
             positions: dict[Path, tuple[int, int]] = {}
             values: dict[Path, tuple[int, int, str]] = {}
             if node is not None:
                 positions[()] = (node.start_mark.line + 1, node.start_mark.column + 1)
-                value = _build(node, loader, (), positions, values)
+                value = _build(node, loader, (), positions, values, usage)
                 if value is not None:
                     documents.append(Document(pane, index, value, positions, values))
             index += 1
+    except bounds.LimitExceeded as exc:
+        return documents, [Problem(pane, index, exc.line, exc.column, None, "error", str(exc))]
     except yaml.YAMLError as exc:
         return documents, [_yaml_problem(pane, index, exc)]
     except (ValueError, TypeError, RecursionError) as exc:
         return documents, [Problem(pane, index, None, None, None, "error", f"invalid YAML or JSON: {exc}")]
     finally:
         loader.dispose()
-    return _expand_lists(documents), []
+    return _bounded(_expand_lists(documents), usage)
+
+
+def _position(loader: _Loader) -> tuple[int | None, int | None]:
+    event = loader.peek_event()
+    mark = getattr(event, "start_mark", None)
+    return (mark.line + 1, mark.column + 1) if mark is not None else (None, None)
+
+
+def _bounded(documents: list[Document], usage: bounds.Usage) -> tuple[list[Document], list[Problem]]:
+    """Check the documents of a pane, lists expanded, against the bounds on documents and expressions."""
+    if not documents:
+        return documents, []
+    last = documents[-1]
+    try:
+        usage.documents(len(documents), *last.locate(None))
+    except bounds.LimitExceeded as exc:
+        return documents, [Problem(last.pane, last.index, exc.line, exc.column, None, "error", str(exc))]
+    for doc in documents:
+        for path, text in bounds.policy_expressions(doc.value):
+            try:
+                usage.expression(path, text)
+            except bounds.LimitExceeded as exc:
+                return documents, [doc.problem(path, str(exc))]
+    return documents, []
 
 
 def _expand_lists(documents: list[Document]) -> list[Document]:

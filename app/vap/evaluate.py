@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from . import admission, cel, kyverno, rbac, validation, webhooks
+from . import admission, cel, kyverno, limits, rbac, validation, webhooks
 from .cel import library
 from .dispatcher import Cluster, Loaded, denial_status, dispatch, finish_warnings
 from .documents import PANES, Document, Problem, load_pane
@@ -155,8 +155,9 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
     problems: list[Problem] = []
     version = _version(payload, problems)
     panes: dict[str, list[Document]] = {}
+    usage = limits.Usage()  # one budget of values, aliases and expressions for the whole scenario
     for pane in PANES:
-        docs, pane_problems = load_pane(pane, payload.get(pane))
+        docs, pane_problems = load_pane(pane, payload.get(pane), usage)
         panes[pane] = docs
         problems.extend(pane_problems)
     unreadable = bool(problems)
@@ -227,7 +228,8 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
     attrs, request_problems = build_attributes(
         object_doc=object_doc, old_object_doc=old_object_doc, request_doc=request_doc, table=table
     )
-    problems.extend(request_problems)
+    if not usage.exceeded:  # panes left unread after a bound was exceeded would only add noise here
+        problems.extend(request_problems)
     response: dict[str, Any] = {
         "allowed": True,
         "status": None,
