@@ -140,7 +140,9 @@ def test_busy_workers_answer_503_after_the_queue_wait():
     pool.evaluate(warm.example_bodies()[0])
     slow = threading.Thread(target=lambda: pytest.raises(isolation.EvaluationTimeout, pool.evaluate, hostile.slow()))
     slow.start()
-    time.sleep(0.2)
+    waited = time.monotonic() + 5
+    while not pool.pids(busy=True) and time.monotonic() < waited:  # the only worker is taken
+        time.sleep(0.01)
     with pytest.raises(isolation.EvaluatorBusy) as busy:
         pool.evaluate(warm.example_bodies()[0])
     slow.join()
