@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import threading
-
 import pytest
-from werkzeug.serving import make_server
 
 from app import create_app
 from tests import hostile_inputs as hostile
+
+from .conftest import serve
 
 pytestmark = pytest.mark.browser
 
@@ -21,12 +20,7 @@ def bounded_url(tmp_path_factory):
         "EVALUATION_MEMORY_MB": 64, "RATE_LIMIT_ENABLED": True, "RATE_LIMIT_EVALUATE_BURST": 6,
         "RATE_LIMIT_EVALUATE_PER_MINUTE": 6, "DATA_DIR": str(tmp_path_factory.mktemp("data")), "DATABASE_URL": "",
     })
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join(timeout=5)
+    yield from serve(app)
 
 
 @pytest.fixture
