@@ -8,7 +8,7 @@ wrappers. Each field path keeps its line and column so problems can point into t
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,6 +101,12 @@ class Document:
     def problem(self, path: str | None, message: str, severity: str = "error") -> Problem:
         line, column = self.locate(path)
         return Problem(self.pane, self.index, line, column, path, severity, message)
+
+    def version_problem(self, served: Iterable[str]) -> Problem | None:
+        """Return the apiserver's error when the apiVersion's version is not one of `served`, else None."""
+        if self.api_version.rpartition("/")[2] in served:
+            return None
+        return self.problem("apiVersion", f"no kind {self.kind!r} is registered for version {self.api_version!r}")
 
 
 _PATH_TOKEN = re.compile(r"\.?([^.\[\]]+)|\[(\d+)\]|\[([^\]]*)\]")

@@ -110,10 +110,8 @@ def _load_policy_docs(
     bindings: list[Loaded] = []
     compat = _new_expressions_version(version)
     for doc in docs:
-        version_part = doc.api_version.rpartition("/")[2]
-        if version_part not in POLICY_VERSIONS:
-            problems.append(doc.problem("apiVersion", f"no kind {doc.kind!r} is registered for version "
-                                        f"{doc.api_version!r}"))
+        if (unregistered := doc.version_problem(POLICY_VERSIONS)) is not None:
+            problems.append(unregistered)
             continue
         is_policy = doc.kind == "ValidatingAdmissionPolicy"
         obj = validation.default_policy(doc.value) if is_policy else validation.default_binding(doc.value)

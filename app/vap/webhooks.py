@@ -330,11 +330,10 @@ def load(
     hooks: list[Webhook] = []
     by_name: dict[tuple[str, str], Document] = {}
     for doc in docs:
-        version_part = doc.api_version.rpartition("/")[2]
-        if version_part not in VERSIONS:
-            problems.append(doc.problem("apiVersion", f"no kind {doc.kind!r} is registered for version "
-                                        f"{doc.api_version!r}"))
+        if (unregistered := doc.version_problem(VERSIONS)) is not None:
+            problems.append(unregistered)
             continue
+        version_part = doc.api_version.rpartition("/")[2]
         if version_part == "v1beta1":
             notes.append(
                 f"{doc.kind} {doc.name!r} is {ADMISSION_GROUP}/v1beta1, which is not served since Kubernetes 1.22 "

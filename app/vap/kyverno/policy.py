@@ -373,9 +373,8 @@ def load(
     for doc in docs:
         if not isinstance(doc.value, dict):
             continue
-        if doc.api_version.rpartition("/")[2] not in VERSIONS:
-            problems.append(doc.problem("apiVersion", f"no kind {doc.kind!r} is registered for version "
-                                        f"{doc.api_version!r}"))
+        if (unregistered := doc.version_problem(VERSIONS)) is not None:
+            problems.append(unregistered)
             continue
         obj = default_policy(doc.value)
         errors = _schema_errors(obj)
