@@ -9,4 +9,4 @@ RUN pip install --no-cache-dir -e . \
     && useradd --system --no-create-home playground
 USER playground
 EXPOSE 8000
-CMD ["gunicorn", "--bind", "0.0.0.0:8000", "--workers", "2", "app:create_app()"]
+CMD ["gunicorn", "--config", "python:app.gunicorn_conf", "--bind", "0.0.0.0:8000", "app:create_app()"]

@@ -16,6 +16,9 @@ from flask import Flask
 _ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir))
 
 
+TESTING_DEFAULTS = {"EVALUATION_ISOLATION": "inline", "RATE_LIMIT_ENABLED": False}
+
+
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Create and configure the playground application."""
     app = Flask(
@@ -32,19 +35,30 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         DATABASE_URL=os.environ.get("DATABASE_URL", ""),
         SCENARIO_MAX_BYTES=256 * 1024,
     )
+    # Bounds on untrusted input (README "Limits"): the loader's, the evaluation workers', the rate limits.
+    from . import isolation, ratelimit, security
+    from .vap.limits import Limits
+
+    app.config.from_mapping(Limits().as_config(), **isolation.CONFIG_DEFAULTS, **ratelimit.CONFIG_DEFAULTS)
     if test_config is None:
         app.config.from_prefixed_env("PLAYGROUND")
     else:
         app.config.update(test_config)
+        if test_config.get("TESTING"):
+            # Tests evaluate in their own process (so they can stand in for the core) and are not rate
+            # limited, unless they ask for the workers or the limits (tests/test_hostile.py does).
+            app.config.update({k: v for k, v in TESTING_DEFAULTS.items() if k not in test_config})
+    security.init_app(app)
+    ratelimit.init_app(app)
+    isolation.init_app(app)
 
-    from . import api, shares
+    from . import api, shares, web
 
     app.register_blueprint(api.bp)
     app.register_blueprint(shares.bp)
-    try:
-        from . import web
-    except ImportError:  # the page is optional while it is being built
-        web = None
-    if web is not None:
-        app.register_blueprint(web.bp)
+    app.register_blueprint(web.bp)
+    from . import testcases, workshop
+
+    app.register_blueprint(testcases.bp)
+    app.register_blueprint(workshop.bp)
     return app

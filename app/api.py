@@ -7,7 +7,7 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from .vap import evaluate
+from . import isolation, ratelimit
 from .vap.evaluate import InputError
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -16,16 +16,23 @@ bp = Blueprint("api", __name__, url_prefix="/api/v1")
 @bp.post("/evaluate")
 def evaluate_view() -> tuple[Response, int] | Response:
     """Evaluate a scenario and return what kube-apiserver would answer."""
-    try:
-        payload: Any = request.get_json(force=True, silent=True)
-    except RequestEntityTooLarge:
-        raise
-    if payload is None:
-        return jsonify(error="the request body must be JSON (an object with a `policy` field and the other panes)"), 400
-    try:
-        return jsonify(evaluate(payload))
-    except InputError as exc:
-        return jsonify(error=str(exc)), 400
+    # The rate limit comes before reading the body, so a refused client costs little. A rate limit (429),
+    # or an evaluation stopped at its time or memory bound (422; 503 when every worker is busy), is answered
+    # by ratelimit.refusal.
+    with ratelimit.evaluation():
+        try:
+            payload: Any = request.get_json(force=True, silent=True)
+        except RequestEntityTooLarge:
+            raise
+        except RecursionError:  # nesting deeper than the JSON decoder goes
+            return jsonify(error="the request body is JSON nested too deeply to read"), 400
+        if payload is None:
+            return jsonify(error="the request body must be JSON (an object with a `policy` field and the other "
+                                 "panes)"), 400
+        try:
+            return jsonify(isolation.evaluate(payload))
+        except InputError as exc:
+            return jsonify(error=str(exc)), 400
 
 
 @bp.errorhandler(RequestEntityTooLarge)

@@ -1,7 +1,8 @@
-"""The command line: `admission-playground serve` and `admission-playground eval`.
+"""The command line: `admission-playground serve`, `eval`, `test` and `convert`.
 
 Exit codes of eval: 0 allowed, 1 denied, 2 bad input (unreadable file or body, or problems that
-stopped the evaluation).
+stopped the evaluation). Exit codes of test: 0 every case passes, 1 a case fails, 2 bad input
+(see :mod:`app.testrun`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from . import testrun
 from .vap import evaluate
 from .vap.evaluate import InputError
 
@@ -37,7 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the playground (gunicorn)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--workers", type=int, default=2)
+    serve.add_argument("--workers", type=int, default=1,
+                       help="gunicorn processes (default 1: evaluations run in their own worker processes)")
 
     ev = sub.add_parser("eval", help="evaluate a scenario from files, or an API body from stdin with '-'")
     ev.add_argument("body", nargs="?", help="'-' to read a JSON API request body from standard input")
@@ -45,6 +48,7 @@ def _parser() -> argparse.ArgumentParser:
         ev.add_argument(flag, metavar="FILE", help="YAML or JSON file ('-' for standard input)")
     ev.add_argument("--kubernetes-version", help="Kubernetes version to emulate, e.g. 1.34")
     ev.add_argument("--json", action="store_true", help="print the API response as JSON")
+    testrun.add_arguments(sub)
     return parser
 
 
@@ -61,6 +65,8 @@ def _kubectl_line(status: dict[str, Any]) -> str:
     if status.get("code") == 422 and details:
         causes = "; ".join(c.get("message", "") for c in details.get("causes") or [])
         return f'The {details.get("kind")} "{details.get("name")}" is invalid: : {causes}'
+    if not status.get("reason"):  # a webhook's refusal carries no reason
+        return f"Error from server: {status.get('message')}"
     return f"Error from server ({status.get('reason')}): {status.get('message')}"
 
 
@@ -69,7 +75,7 @@ def _text(result: dict[str, Any]) -> str:
     lines = []
     status = result.get("status")
     if status:
-        lines.append(f"DENIED {status.get('code')} {status.get('reason')}")
+        lines.append(f"DENIED {status.get('code')} {status.get('reason') or ''}".rstrip())
         lines.append(str(status.get("message")))
         lines.append("kubectl: " + _kubectl_line(status))
     elif result.get("request") is None:
@@ -126,8 +132,8 @@ def run_eval(args: argparse.Namespace) -> int:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    argv = ["gunicorn", "--bind", f"{args.host}:{args.port}", "--workers", str(args.workers),
-            "app:create_app()"]
+    argv = ["gunicorn", "--config", "python:app.gunicorn_conf", "--bind", f"{args.host}:{args.port}",
+            "--workers", str(args.workers), "app:create_app()"]
     os.execvp(sys.executable, [sys.executable, "-m", *argv])
     return 0  # not reached
 
@@ -137,6 +143,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "serve":
         return run_serve(args)
+    if args.command == "test":
+        return testrun.run_test(args)
+    if args.command == "convert":
+        return testrun.run_convert(args)
     return run_eval(args)
 
 

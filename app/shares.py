@@ -12,7 +12,6 @@ This module only maps HTTP to :mod:`app.store` (format, ids, storage) and shows 
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from typing import Any
@@ -25,19 +24,19 @@ from flask import (
     jsonify,
     make_response,
     render_template,
-    render_template_string,
     request,
 )
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from . import isolation, ratelimit
 from . import store as scenarios
-from . import vap
 
 bp = Blueprint("shares", __name__)
 
 EXTENSION = "scenario_store"
 _YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")
 _open_lock = threading.Lock()
+_TOO_DEEP = "the scenario nests mappings and lists too deeply to read"
 
 
 def get_store(app: Flask | None = None) -> scenarios.Store:
@@ -64,8 +63,11 @@ def _error(message: str, code: int) -> tuple[Response, int]:
     return jsonify(error=message), code
 
 
-def _pretty(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+def _json_body() -> Any:
+    try:
+        return request.get_json(force=True, silent=True)
+    except RecursionError:  # nested deeper than the JSON decoder goes: not a scenario either
+        return None
 
 
 def _is_yaml() -> bool:
@@ -85,11 +87,12 @@ def _not_found(scenario_id: str) -> tuple[Response, int]:
 @bp.post("/api/v1/scenarios")
 def create() -> tuple[Response, int]:
     """Share a scenario: 201 with its id and link when new, 200 with the same when already shared."""
+    ratelimit.check("share")
     try:
         if _is_yaml():
-            payload: Any = scenarios.parse_yaml(request.get_data())
+            payload: Any = isolation.parse_scenario_file(request.get_data())
         else:
-            payload = request.get_json(force=True, silent=True)
+            payload = _json_body()
             if payload is None:
                 return _error("the request body must be a JSON object (the panes of a scenario) "
                               "or a scenario file with Content-Type: application/yaml", 400)
@@ -98,6 +101,8 @@ def create() -> tuple[Response, int]:
         return _error(str(exc), 413)
     except scenarios.ScenarioError as exc:
         return _error(str(exc), 400)
+    except RecursionError:
+        return _error(_TOO_DEEP, 400)
     scenario_id, created = get_store().put(body)
     response = jsonify(id=scenario_id, url=f"/s/{scenario_id}")
     response.headers["Location"] = f"/s/{scenario_id}"
@@ -130,14 +135,17 @@ def export(scenario_id: str) -> Response | tuple[Response, int]:
 @bp.post("/api/v1/scenarios/import")
 def import_file() -> Response | tuple[Response, int]:
     """Read a scenario file (the body, or a multipart field `file`) and return the scenario; store nothing."""
+    ratelimit.check("share")
     upload = request.files.get("file")
     text = upload.read() if upload is not None else request.get_data()
     try:
-        scenario, _ = scenarios.prepare(scenarios.parse_yaml(text), _limit())
+        scenario, _ = scenarios.prepare(isolation.parse_scenario_file(text), _limit())
     except scenarios.ScenarioTooLarge as exc:
         return _error(str(exc), 413)
     except scenarios.ScenarioError as exc:
         return _error(f"not a scenario file: {exc}", 400)
+    except RecursionError:
+        return _error(f"not a scenario file: {_TOO_DEEP}", 400)
     return jsonify(scenario)
 
 
@@ -148,28 +156,9 @@ def shared_page(scenario_id: str) -> Response:
     if scenario is None:
         html = render_template("shared_404.html", scenario_id=scenario_id[:64])
         return make_response(html, 404)
-    try:
-        from . import web  # imported here: the page module may still be missing or being built
-    except ImportError:
-        web = None
-    render_playground = getattr(web, "render_playground", None)
-    if render_playground is not None:
-        return make_response(render_playground(scenario, shared_id=scenario_id))
-    payload = {k: v for k, v in scenario.items() if k != "testCases"}
-    try:
-        result: dict[str, Any] | None = vap.evaluate(payload)
-        failure = None
-    except (ValueError, NotImplementedError) as exc:
-        result, failure = None, str(exc)
-    except Exception:  # a bug in the core must not hide what was shared
-        current_app.logger.exception("evaluating shared scenario %s failed", scenario_id)
-        result, failure = None, "the evaluation failed; this is a bug and the server log has the details"
-    panes = [(pane, value if isinstance(value, str) else _pretty(value))
-             for pane in scenarios.PANES if (value := scenario.get(pane)) is not None]
-    html = render_template_string(_SNAPSHOT_PAGE, scenario_id=scenario_id, panes=panes,
-                                  version=scenario.get("kubernetesVersion"), result=result,
-                                  result_json=_pretty(result), failure=failure)
-    return make_response(html)
+    from . import web  # imported here: the page module imports this blueprint's neighbours
+
+    return make_response(web.render_playground(scenario, shared_id=scenario_id))
 
 
 @bp.errorhandler(RequestEntityTooLarge)
@@ -186,37 +175,3 @@ def unavailable(exc: scenarios.StoreUnavailable) -> tuple[Response, int]:
                                description="Shared scenarios cannot be read right now; try again in a moment.")
         return make_response(html), 503
     return _error("the scenario store is unavailable; nothing was stored, try again in a moment", 503)
-
-
-# The page used until app.web provides render_playground(scenario, shared_id=...): the panes
-# read-only and the result, every value autoescaped.
-_SNAPSHOT_PAGE = """{% extends "base.html" %}
-{% block title %}Shared scenario {{ scenario_id }} · Admission Playground{% endblock %}
-{% block content %}
-<main class="shared-snapshot">
-  <p class="snapshot-banner" role="status"><strong>Shared snapshot</strong> <code>{{ scenario_id }}</code>:
-    read-only; this link always shows exactly this scenario. Editing and sharing again makes a new link.
-    <a href="{{ url_for('shares.export', scenario_id=scenario_id) }}" download>Export YAML</a></p>
-  {% if version %}<p>Kubernetes version: <code>{{ version }}</code></p>{% endif %}
-  <section id="editors" aria-label="Scenario">
-  {% for pane, text in panes %}
-    <h2>{{ pane }}</h2>
-    <pre class="pane" data-pane="{{ pane }}">{{ text }}</pre>
-  {% endfor %}
-  </section>
-  <section class="result" aria-label="Result">
-  {% if result is none %}
-    <h2>Result</h2><p>The playground could not evaluate this scenario: {{ failure }}</p>
-  {% else %}
-    <h2>Result: {{ "allowed" if result.allowed else "denied" }}</h2>
-    {% if result.status %}<p class="status">{{ result.status.code }} {{ result.status.reason }}:
-      {{ result.status.message }}</p>{% endif %}
-    {% for warning in result.warnings or [] %}<p class="warning">Warning: {{ warning }}</p>{% endfor %}
-    {% if result.problems %}<ul class="problems">{% for p in result.problems %}
-      <li>{{ p.pane }}{% if p.line %} line {{ p.line }}{% endif %}: {{ p.message }}</li>{% endfor %}</ul>{% endif %}
-    <details><summary>Full response</summary><pre>{{ result_json }}</pre></details>
-  {% endif %}
-  </section>
-</main>
-{% endblock %}
-"""

@@ -127,11 +127,10 @@ def capture(payload: Mapping[str, Any]) -> Capture:
     original_run = cel._run
     original_prune = validator._prune
 
-    def recording_run(program: Any, data: Any, scope: Any) -> Any:
-        expression = cel._program_source.get(id(program), "")
+    def recording_run(compiled: cel.Compiled, data: Any, scope: Any) -> Any:
         values = getattr(data, "data", data)  # a shared activation carries its values as .data
-        result.evaluations.append(Evaluation(expression, dict(values), scope))
-        return original_run(program, data, scope)
+        result.evaluations.append(Evaluation(compiled.expression, dict(values), scope))
+        return original_run(compiled, data, scope)
 
     cel._run = recording_run
     # the inputs as given, not cut down to what the policy reads (the playground's own optimisation)

@@ -3,32 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from cel_expr_python import cel as engine
 
 from app.vap import cel as c
 from app.vap.cel import library
 from app.vap.cel.library import errors, versions
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _library_extensions():
-    """Until the adapter passes ``extensions=library.extensions(version)`` to NewEnv, add them here."""
-    original = engine.NewEnv
-
-    def new_env(*args, **kwargs):
-        if "extensions" not in kwargs and "config" in kwargs:
-            first = kwargs["config"].to_yaml().split("\n", 1)[0]
-            if "kubernetes-" in first:
-                kwargs["extensions"] = library.extensions(first.split("kubernetes-", 1)[1].strip().strip('"'))
-        return original(*args, **kwargs)
-
-    engine.NewEnv = new_env
-    c.environment.cache_clear()
-    c.compile_expression.cache_clear()
-    yield
-    engine.NewEnv = original
-    c.environment.cache_clear()
-    c.compile_expression.cache_clear()
+from tests.cel_cases import bare_env
 
 
 def compile_(expr: str, version: str = "1.34", kind: str = c.VARIABLE) -> c.Compiled:
@@ -70,6 +49,7 @@ def test_every_version_builds_and_evaluates(version):
         ("isSemver('1.0.0')", "1.33"),
         ("[1].first().hasValue()", "1.33"),
         ("[2, 1].sort() == [1, 2]", "1.34"),
+        ("[1, 2].includes(2)", "1.37"),
     ],
 )
 def test_library_availability_follows_the_version(expr, introduced):
@@ -124,13 +104,7 @@ def test_internal_fields_of_library_values_are_hidden():
 
 
 def test_check_expression_on_a_bare_program():
-    env = engine.NewEnv(
-        descriptor_pool=library.descriptor_pool(),
-        config=engine.NewEnvConfigFromYaml(library.environment_yaml("1.34")),
-        functions=library.function_decls("1.34"),
-        extensions=library.extensions("1.34"),
-    )
-    program = env.compile("{'a': 1, 'b': 'x'}")
+    program = bare_env("1.34").compile("{'a': 1, 'b': 'x'}")
     issues = library.check_expression(program, "{'a': 1, 'b': 'x'}", "1.34")
     assert [(i.line, i.column, i.message) for i in issues] == [(1, 15, "expected type 'int' but found 'string'")]
 
@@ -169,18 +143,80 @@ def test_library_error_texts_pass_through_unchanged():
 
 def test_engine_limits_are_reported_as_such():
     comp = compile_("object.items.all(x, x >= 0)")
-    with pytest.raises(Exception) as info:  # the engine raises instead of returning an error value
+    with pytest.raises(c.EvaluationError) as info:
         c.evaluate(comp, {"object": {"items": list(range(10_001))}})
-    text = library.translate_runtime_error(str(info.value))
-    assert "iteration budget exceeded" in text and "kube-apiserver has no such limit" in text
-    assert library.is_engine_limit(text)
+    text = str(info.value)
+    assert text.startswith("iteration budget exceeded: the playground's CEL engine (cel-cpp) allows 9,999")
+    assert "kube-apiserver has no such limit" in text
+    assert info.value.engine_limit and library.is_engine_limit(text)
+    assert c.evaluate(comp, {"object": {"items": list(range(9_999))}}) is True
 
-    deep = " + ".join(["1"] * 40)
+    # nested deeper than the engine can compile: no compile error (the apiserver accepts it), an
+    # engine-limit error when it is evaluated
+    deep = " + ".join(["1"] * 40) + " == 40"
     comp = compile_(deep)
-    assert comp.error is not None
-    message = library.translate_compile_message(comp.issues[0].message)
-    assert "playground's CEL engine limit" in message and "kube-apiserver accepts it" in message
-    assert library.is_engine_limit(message)
+    assert comp.error is None and comp.issues == () and comp.engine_limit
+    with pytest.raises(c.EvaluationError) as info:
+        c.evaluate(comp, {"object": None})
+    assert str(info.value) == (
+        "the playground's CEL engine (cel-cpp) cannot evaluate this expression: it is nested deeper than the 32 "
+        "levels the engine parses and plans (e.g. a chain of 33 '+'); kube-apiserver has no such limit and would "
+        "evaluate it"
+    )
+    assert info.value.engine_limit
+    assert not compile_("1 + ").engine_limit  # a real syntax error is not
+    assert compile_("1 + ").error is not None
+
+
+def test_ordinary_errors_are_not_engine_limits():
+    comp = compile_("object.items[3] == 1")
+    with pytest.raises(c.EvaluationError) as info:
+        c.evaluate(comp, {"object": {"items": []}})
+    assert str(info.value) == "index out of bounds: 3" and not info.value.engine_limit
+
+
+def test_names_of_the_playgrounds_rewriting_are_undeclared():
+    for name in ("__k8s_equals", "__playground_variable_x"):
+        comp = compile_(f"[{name}(1, 2)].size() == 1")
+        column = len(f"[{name}(")
+        assert comp.error.startswith(
+            f"compilation failed: ERROR: <input>:1:{column}: undeclared reference to '{name}' (in container '')"
+        )
+
+
+# --- positions after the variables rewriting ---------------------------------------------------------
+
+
+def compile_with_variables(expr: str, variables: dict[str, str], version: str = "1.34") -> c.Compiled:
+    decls = c.Declarations(version=version, variables=tuple(variables.items()))
+    return c.compile_expression(expr, c.VALIDATION, decls)
+
+
+@pytest.mark.parametrize(
+    ("expr", "variables", "expected"),
+    [
+        # a homogeneous-literal error (the apiserver's extra checks) after two rewritten references
+        ("variables.a + variables.b + [1, 'x'].size() > 0", {"a": "INT", "b": "INT"},
+         [(1, 33, "expected type 'int' but found 'string'")]),
+        # a checker error after a reference holding optionals (its rewriting is longer)
+        ("variables.o.orValue(1) == 1 && variables.s + 1 == 2", {"o": "optional_type<INT>", "s": "STRING"},
+         [(1, 44, "found no matching overload for '_+_' applied to '(string, int)'")]),
+        # on the next line, after a reference on the first
+        ("variables.a == 1 &&\n  [1, 'x'].size() == 2", {"a": "INT"},
+         [(2, 7, "expected type 'int' but found 'string'")]),
+        # an error about the reference itself points at its '.', as cel-go reports a selection
+        ("1 == 1 && variables.s.size() == variables.n.foo", {"s": "STRING", "n": "INT"},
+         [(1, 44, "type 'int' does not support field selection")]),
+        ("variables.nope == 1", {"a": "INT"}, [(1, 10, "undefined field 'nope'")]),
+    ],
+)
+def test_issue_positions_after_the_variables_rewrite(expr, variables, expected):
+    comp = compile_with_variables(expr, variables)
+    assert [(i.line, i.column, i.message) for i in comp.issues] == expected
+    line, column, _ = expected[0]
+    caret = comp.error.split("\n")[2]
+    assert caret == " | " + "." * (column - 1) + "^"
+    assert comp.error.split("\n")[1] == " | " + expr.split("\n")[line - 1]
 
 
 def test_authorizer_values_and_backend():
@@ -220,7 +256,65 @@ def test_authorizer_values_and_backend():
 
 def test_render_value():
     comp = compile_(
-        "[dyn(quantity('1.5')), dyn(ip('::1')), dyn(cidr('10.0.0.0/8')), dyn(semver('1.2.3-rc.1')), dyn(url('/x'))]"
+        "[dyn(quantity('1.5')), dyn(ip('::1')), dyn(cidr('10.0.0.0/8')), dyn(semver('1.2.3-rc.1')), dyn(url('/x')),"
+        " dyn(format.uuid()), dyn(quantity('1500m').add(1)), dyn(quantity('-2e-3')), dyn(quantity('1Ki'))]"
     )
     rendered = [library.render_value(v) for v in c.evaluate(comp, {"object": None})]
-    assert rendered == ["quantity(15e-1)", "ip('::1')", "cidr('10.0.0.0/8')", "semver('1.2.3-rc.1')", "url('/x')"]
+    assert rendered == [
+        "quantity('1.5')", "ip('::1')", "cidr('10.0.0.0/8')", "semver('1.2.3-rc.1')", "url('/x')", "format.uuid()",
+        "quantity('2.5')", "quantity('-0.002')", "quantity('1024')",
+    ]  # fmt: skip
+    comp = compile_(
+        "{'t': dyn(timestamp('2020-01-02T03:04:05.5Z')), 'd': dyn(duration('-1m30.25s')), 'b': dyn(b'a\\x00\"'),"
+        " 'n': dyn(0.0/0.0), 'i': dyn(-1.0/0.0), 'ty': dyn(type(1)), 'l': dyn([{'k': quantity('1')}])}"
+    )
+    assert library.render_value(c.evaluate(comp, {"object": None})) == {
+        "t": "2020-01-02T03:04:05.5Z", "d": "-90.25s", "b": 'b"a\\x00\\""', "n": "NaN", "i": "-Inf",
+        "ty": "int", "l": [{"k": "quantity('1')"}],
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("expr", "shown"),
+    [
+        ("object.?spec.replicas", {"optional.of": 3}),
+        ("object.?spec.paused", "optional.none()"),
+        ("format.named('uuid')", {"optional.of": "format.uuid()"}),
+        ("format.dns1123Label().validate('ok')", "optional.none()"),
+        ("[optional.of(quantity('1')), optional.none()]", [{"optional.of": "quantity('1')"}, "optional.none()"]),
+        ("optional.of(optional.of(ip('::1')))", {"optional.of": {"optional.of": "ip('::1')"}}),
+    ],
+)
+def test_display_value_of_variables_holding_optionals(expr, shown):
+    comp = compile_(expr)
+    assert comp.error is None
+    assert c.display_value(comp, c.evaluate(comp, {"object": {"spec": {"replicas": 3}}})) == shown
+
+
+def test_benchmark_prints_times_and_cost_for_every_expression(capsys):
+    from benchmarks import cel as bench
+
+    assert bench.main(["--repeat", "1"]) == 0
+    rows = capsys.readouterr().out.splitlines()[3:]
+    assert [row[:18].strip() for row in rows] == [name for name, _, _ in bench.EXPRESSIONS]
+    assert all(row.rstrip().endswith("True") for row in rows), rows
+
+
+# --- caches ---------------------------------------------------------------------------------------
+
+
+def test_compiling_many_distinct_expressions_keeps_the_caches_bounded():
+    import gc
+
+    gc.collect()
+    before = sum(1 for o in gc.get_objects() if isinstance(o, c.Compiled))  # held by other tests' caches
+    decls = c.Declarations(version="1.34")
+    for i in range(c.COMPILE_CACHE_SIZE + 50):
+        c.compile_expression(f"object.metadata.name == 'n{i}'", c.VALIDATION, decls)
+    assert c.compile_expression.cache_info().currsize == c.COMPILE_CACHE_SIZE
+    gc.collect()
+    alive = sum(1 for o in gc.get_objects() if isinstance(o, c.Compiled))
+    assert alive - before <= c.COMPILE_CACHE_SIZE + 50  # nothing else keeps compiled expressions (or their programs)
+    for cached in (c.environment, c.runtime_environment):
+        assert cached.cache_parameters()["maxsize"] == c.ENVIRONMENT_CACHE_SIZE
+        assert cached.cache_info().currsize <= c.ENVIRONMENT_CACHE_SIZE

@@ -1,6 +1,6 @@
 """The core's speed-ups change nothing a user can see.
 
-Each fast path (libyaml parsing and the pane cache, objects shared instead of copied, one engine
+Each fast path (the pane cache, objects shared instead of copied, one engine
 activation per group of expressions, inputs cut down to what the expressions read, remembered
 cost estimates) is checked against the plain way on every scenario of tests/scenarios, the gallery
 and the benchmark, and on expressions chosen to probe its edges.
@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from app import examples
-from app.vap import caches, cel, cost_cache, documents, reach, validator
+from app.vap import caches, cel, cost_cache, documents, limits, reach, validator
 from app.vap.cel import library
 from app.web import payload_from
 from benchmarks import scenarios as bench_scenarios
@@ -50,11 +50,10 @@ def _without_timings(value: Any) -> Any:
 
 @pytest.fixture
 def plain_core(monkeypatch):
-    """Switch every fast path off: the pure-Python YAML parser and no pane cache, full inputs, one
-    conversion per evaluation, the cost estimator walking every time."""
+    """Switch every fast path off: no pane cache, full inputs, one conversion per evaluation, the
+    cost estimator walking every time."""
 
     def switch() -> None:
-        monkeypatch.setattr(documents, "_LOADERS", (documents._Loader,))
         monkeypatch.setattr(documents._PANES, "budget", 0)
         monkeypatch.setattr(validator, "_prune", lambda policy, inv: inv)
         data = validator._data
@@ -84,9 +83,9 @@ def test_evaluating_leaves_the_cached_documents_untouched():
     caches.clear()
     for _, body in CORPUS:
         evaluate_module.evaluate(body)
-    for key, (docs, _) in list(documents._PANES._entries.items()):
+    for key, (docs, _, _) in list(documents._PANES._entries.items()):
         pane, source = key
-        fresh, _ = documents._load_text(pane, source)
+        fresh, _ = documents._load_text(pane, source, limits.Usage())
         assert [d.value for d in docs] == [d.value for d in fresh], key
 
 
@@ -116,32 +115,42 @@ def _at(value: Any, path: tuple) -> Any:
     return value
 
 
-@pytest.mark.skipif(len(documents._LOADERS) < 2, reason="PyYAML without libyaml")
-def test_libyaml_reads_every_pane_as_the_python_parser_does():
-    for text in _pane_texts():
-        fast, fast_problems = documents._load_with(documents._LOADERS[0], "policy", text)
-        slow, slow_problems = documents._load_with(documents._Loader, "policy", text)
-        if slow_problems:
-            continue  # an error is always read again by the Python parser
-        assert not fast_problems, text
-        assert _shape(fast) == _shape(slow), text
+def test_a_cached_pane_counts_against_the_scenario_bounds_as_reading_it_does():
+    caches.clear()
+    text = "a: [1, 2, 3]\nb: {c: d}\n"
+    read = limits.Usage()
+    documents.load_pane("object", text, read)
+    again = limits.Usage()
+    docs, problems = documents.load_pane("object", text, again)
+    assert not problems and [d.value for d in docs] == [{"a": [1, 2, 3], "b": {"c": "d"}}]
+    assert again.counts() == read.counts()
+
+
+def test_a_cached_pane_that_would_go_over_a_bound_is_read_again_for_the_problem_and_its_place():
+    caches.clear()
+    text = "\n".join(f"k{i}: v{i}" for i in range(40)) + "\n"
+    documents.load_pane("object", text, limits.Usage())  # cached, within the bounds on its own
+    with limits.use(limits.Limits(max_nodes=100)):
+        usage = limits.Usage()
+        documents.load_pane("params", text, usage)
+        _, problems = documents.load_pane("object", text, usage)
+    assert len(problems) == 1 and "too many values" in problems[0].message
+    assert problems[0].pane == "object" and problems[0].line is not None
 
 
 @pytest.mark.parametrize("text", [
     "a: [1, 2\nb: 3\n",
     "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n   bad: indent\n",
     "a: 'unterminated\n",
-    "a: b\x00c\n",
     "- a\nb: c\n",
     "a: 1\n---\nb: [\n",
-    "key: \ufeffvalue\nother: [1,\n",
 ])
-def test_yaml_errors_read_as_the_python_parser_reads_them(text):
+def test_a_pane_with_an_error_is_never_cached_and_reports_it_each_time(text):
     documents.clear_cache()
-    docs, problems = documents.load_pane("object", text)
-    slow_docs, slow_problems = documents._load_with(documents._Loader, "object", text)
-    assert problems == slow_problems and problems
-    assert [d.value for d in docs] == [d.value for d in slow_docs]
+    first = documents.load_pane("object", text)
+    second = documents.load_pane("object", text)
+    assert first[1] and first[1] == second[1]
+    assert not documents._PANES._entries
 
 
 # --------------------------------------------------------------------------------------------

@@ -271,12 +271,36 @@ def test_served(table, gvr, served):
         ("1.28", GVR("flowcontrol.apiserver.k8s.io", "v1beta3", "flowschemas"), True, True),
         ("1.32", GVR("flowcontrol.apiserver.k8s.io", "v1beta3", "flowschemas"), True, False),
         ("1.28", GVR("flowcontrol.apiserver.k8s.io", "v1", "flowschemas"), False, False),
+        # certificates.k8s.io: ClusterTrustBundle and PodCertificateRequest GA in 1.37, beta (off) before
+        ("1.36", GVR("certificates.k8s.io", "v1", "clustertrustbundles"), False, False),
+        ("1.37", GVR("certificates.k8s.io", "v1", "clustertrustbundles"), True, True),
+        ("1.36", GVR("certificates.k8s.io", "v1", "podcertificaterequests"), False, False),
+        ("1.37", GVR("certificates.k8s.io", "v1", "podcertificaterequests"), True, True),
+        ("1.36", GVR("certificates.k8s.io", "v1beta1", "clustertrustbundles"), True, False),
+        ("1.37", GVR("certificates.k8s.io", "v1beta1", "podcertificaterequests"), True, False),
+        ("1.34", GVR("certificates.k8s.io", "v1beta1", "podcertificaterequests"), False, False),
+        # resource.k8s.io: DeviceTaintRule GA in 1.37
+        ("1.36", GVR("resource.k8s.io", "v1", "devicetaintrules"), False, False),
+        ("1.37", GVR("resource.k8s.io", "v1", "devicetaintrules"), True, True),
     ],
 )
 def test_kubernetes_versions(version, gvr, present, served):
     info = builtin_table(version).by_resource(gvr.group, gvr.version, gvr.resource)
     assert (info is not None) == present
     assert (info is not None and info.served) == served
+
+
+def test_new_resources_in_1_37():
+    table = builtin_table("1.37")
+    pcr = table.by_kind("certificates.k8s.io", "v1", "PodCertificateRequest")
+    assert pcr is not None and pcr.namespaced is True
+    assert table.kind_for(pcr.gvr, "status") == GVK("certificates.k8s.io", "v1", "PodCertificateRequest")
+    ctb = table.by_kind("certificates.k8s.io", "v1", "ClusterTrustBundle")
+    assert ctb is not None and ctb.namespaced is False and not ctb.subresources
+    assert table.equivalents(ctb.gvr) == [ctb.gvr, GVR("certificates.k8s.io", "v1beta1", "clustertrustbundles")]
+    rule = table.by_kind("resource.k8s.io", "v1", "DeviceTaintRule")
+    assert rule is not None and rule.namespaced is False
+    assert table.kind_for(rule.gvr, "status") == GVK("resource.k8s.io", "v1", "DeviceTaintRule")
 
 
 def test_pod_resize_since_1_33():

@@ -2,18 +2,10 @@
 
 from __future__ import annotations
 
-import importlib
-
 import pytest
 
 from app import create_app, shares, store
 from tests.conftest import fixture_path
-
-# The store fixtures of test_store.py, from the very module pytest loaded (under whichever name),
-# so that the whole run shares one PostgreSQL server.
-_store_tests = importlib.import_module("tests.test_store" if __name__.startswith("tests.") else "test_store")
-pg_server = _store_tests.pg_server
-store_config = _store_tests.store_config
 
 PANES = ("policy", "binding", "params", "namespace", "object")
 DENIAL = 'deployments.apps "nginx" is forbidden'
@@ -27,7 +19,7 @@ def make_app(config: dict[str, str], **extra):
 
 
 @pytest.fixture
-def app(store_config):  # noqa: F811
+def app(store_config):
     app = make_app(store_config)
     yield app
     shares.get_store(app).close()
@@ -70,7 +62,7 @@ def test_a_shared_scenario_reads_back_exactly(client):
     assert "immutable" in resp.headers["Cache-Control"]
 
 
-def test_a_link_made_on_one_instance_opens_on_another(store_config):  # noqa: F811
+def test_a_link_made_on_one_instance_opens_on_another(store_config):
     one, two = make_app(store_config), make_app(store_config)
     scenario_id = share(one.test_client(), replica_body())
     page = two.test_client().get(f"/s/{scenario_id}")

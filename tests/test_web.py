@@ -322,7 +322,7 @@ def test_a_bug_in_the_core_is_an_error_partial_not_a_blank(monkeypatch):
         raise RuntimeError("boom")
 
     monkeypatch.setattr(vap, "evaluate", broken)
-    client = create_app({"TESTING": False}).test_client()
+    client = create_app({"TESTING": False, "EVALUATION_ISOLATION": "inline"}).test_client()
     resp = client.post("/evaluate", data=_form(), headers={"HX-Request": "true"})
     assert resp.status_code == 500
     html = resp.get_data(as_text=True)

@@ -1,9 +1,9 @@
 """The scenario format and its content address.
 
 A scenario is the JSON API body of ``POST /api/v1/evaluate`` (every pane, the Kubernetes
-version, the request attributes and so the operation), plus an optional ``testCases`` list
-reserved for later. Two scenarios that normalize to the same canonical JSON are the same
-scenario and get the same id.
+version, the request attributes and so the operation), plus an optional ``testCases`` list (or
+the YAML text of one, as typed in the page's Test cases pane; see :mod:`app.vap.suite`). Two
+scenarios that normalize to the same canonical JSON are the same scenario and get the same id.
 """
 
 from __future__ import annotations
@@ -79,8 +79,10 @@ def normalize(payload: Any) -> dict[str, Any]:
     if version:
         scenario["kubernetesVersion"] = version
     tests = payload.get("testCases")
-    if tests is not None and not isinstance(tests, list):
-        raise ScenarioError("field 'testCases' must be a list")
+    if tests is not None and not isinstance(tests, (list, str)):
+        raise ScenarioError("field 'testCases' must be a list, or the YAML text of one")
+    if isinstance(tests, str):
+        tests = _text(tests) if tests.strip() else None
     if tests:
         scenario["testCases"] = tests
     if not scenario:

@@ -92,8 +92,11 @@ def render_yaml(scenario: Mapping[str, Any], *, shared_id: str | None = None) ->
             lines.append(_text_field(pane, value))
         elif value is not None:
             lines.append(_nested_field(pane, value))
-    if scenario.get("testCases"):
-        lines.append(_nested_field("testCases", scenario["testCases"]))
+    tests = scenario.get("testCases")
+    if isinstance(tests, str):
+        lines.append(_text_field("testCases", tests))
+    elif tests:
+        lines.append(_nested_field("testCases", tests))
     return "\n".join(lines) + "\n"
 
 
@@ -203,8 +206,8 @@ def parse_yaml(text: str | bytes) -> dict[str, Any]:
                 raise ScenarioFileError("kubernetesVersion must be a version such as \"1.34\"", _line(node))
             value = node.value  # as written: an unquoted 1.30 stays "1.30"
         elif name == "testCases":
-            if not isinstance(value, list):
-                raise ScenarioFileError("testCases must be a list", _line(node))
+            if not isinstance(value, (list, str)):
+                raise ScenarioFileError("testCases must be a list (or the YAML text of one)", _line(node))
         elif not isinstance(value, (str, dict, list)):
             raise ScenarioFileError(f"{name} must be text (a block scalar: `{name}: |`) or a mapping or list",
                                     _line(node))

@@ -9,6 +9,7 @@ Rules for everything under this package:
 
 from __future__ import annotations
 
+from .cel.library import DEFAULT_VERSION, SUPPORTED_VERSIONS
 from .evaluate import evaluate
 
-__all__ = ["evaluate"]
+__all__ = ["DEFAULT_VERSION", "SUPPORTED_VERSIONS", "evaluate"]

@@ -18,24 +18,30 @@ from . import validator
 from .matching import matches
 from .params import ParamError, collect_params
 from .request import Attributes, request_value
-from .resources import ResourceTable
+from .resources import GroupVersionKind, ResourceTable
 from .validator import DENY, ERROR, PolicyDecision
 
 VALIDATION_FAILURE_KEY = "validation.policy.admission.k8s.io/validation_failure"
+# From Kubernetes 1.37 every Audit failure of a request goes into one validation_failure annotation,
+# written after all policies and truncated to this many entries (dispatcher.go maxValidationFailures);
+# before, each failure wrote its own one-entry annotation and only the first was kept.
+AGGREGATED_AUDIT_FAILURES_SINCE = (1, 37)
+MAX_VALIDATION_FAILURES = 50
 _REASON_CODES = {"Forbidden": 403, "Unauthorized": 401, "RequestEntityTooLarge": 413, "Invalid": 422}
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 # Requests kube-apiserver never sends to ValidatingAdmissionPolicy (semantics §0): the review resources
-# (from 1.30) and the admission policy resources themselves.
-_EXCLUDED_REVIEWS = {
+# (from 1.30; k/k pkg/kubeapiserver/admission/exclusion, also honoured by admission webhooks from 1.37)
+# and the admission policy resources themselves.
+EXCLUDED_REVIEWS = frozenset({
     ("authentication.k8s.io", "selfsubjectreviews"),
     ("authentication.k8s.io", "tokenreviews"),
     ("authorization.k8s.io", "localsubjectaccessreviews"),
     ("authorization.k8s.io", "selfsubjectaccessreviews"),
     ("authorization.k8s.io", "selfsubjectrulesreviews"),
     ("authorization.k8s.io", "subjectaccessreviews"),
-}
+})
 _POLICY_RESOURCES = {
     ("admissionregistration.k8s.io", "validatingadmissionpolicies"),
     ("admissionregistration.k8s.io", "validatingadmissionpolicybindings"),
@@ -47,7 +53,7 @@ _POLICY_RESOURCES = {
 def skipped_request(attrs: Attributes, version: tuple[int, int]) -> str | None:
     """Say why the apiserver would not evaluate any policy for this request, or None."""
     key = (attrs.resource.group, attrs.resource.resource)
-    if key in _EXCLUDED_REVIEWS and version >= (1, 30):
+    if key in EXCLUDED_REVIEWS and version >= (1, 30):
         return (f"{attrs.resource.resource}.{attrs.resource.group} requests are never sent to admission policies "
                 "(kube-apiserver excludes the review resources from 1.30 on)")
     if key in _POLICY_RESOURCES:
@@ -164,7 +170,8 @@ def dispatch(
 ) -> Outcome:
     """Evaluate every policy that has bindings against the request, as the dispatcher does."""
     outcome = Outcome()
-    skipped = skipped_request(attrs, tuple(int(x) for x in version.split(".")[:2]))  # type: ignore[arg-type]
+    version_key = tuple(int(x) for x in version.split(".")[:2])
+    skipped = skipped_request(attrs, version_key)  # type: ignore[arg-type]
     if skipped is not None:
         for policy in sorted(policies, key=lambda p: p.name):
             outcome.policies.append({"name": policy.name, "matched": False, "explanation": [skipped], "bindings": []})
@@ -175,10 +182,15 @@ def dispatch(
     policy_names = {p.name for p in policies}
     audit_values: dict[str, dict[str, list[str]]] = {}
     audit_failure_written = False
+    aggregate_audit_failures = version_key >= AGGREGATED_AUDIT_FAILURES_SINCE
+    audit_failures: list[dict[str, Any]] = []
 
     for policy in sorted(policies, key=lambda p: p.name):
         record: dict[str, Any] = {"name": policy.name, "matched": False, "explanation": [], "bindings": []}
         outcome.policies.append(record)
+        if outcome.request_error is not None:  # Dispatch returned at once: later policies never run
+            record["explanation"].append("not evaluated: the request failed before this policy was reached")
+            continue
         policy_bindings = by_policy.get(policy.name, [])
         if not policy_bindings:
             record["explanation"].append("no binding names this policy, so it is never evaluated")
@@ -232,13 +244,23 @@ def dispatch(
             )
             record["bindings"].append(brecord)
             for entry in brecord.pop("_audit_failures", []):
-                if not audit_failure_written:
+                if aggregate_audit_failures:
+                    audit_failures.append(entry)
+                elif not audit_failure_written:
                     outcome.audit_annotations[VALIDATION_FAILURE_KEY] = go_json([entry])
                     audit_failure_written = True
+            if outcome.request_error is not None:
+                break
+        if outcome.request_error is not None:  # this policy's audit annotations are never published
+            audit_values.pop(policy.name, None)
+            continue
         for key, values in audit_values.pop(policy.name, {}).items():
             full = f"{policy.name}/{key}"
             if full not in outcome.audit_annotations:
                 outcome.audit_annotations[full] = ", ".join(values)
+    # never written when Dispatch returned early (the request failed); a key already set is kept
+    if audit_failures and outcome.request_error is None and VALIDATION_FAILURE_KEY not in outcome.audit_annotations:
+        outcome.audit_annotations[VALIDATION_FAILURE_KEY] = go_json(audit_failures[:MAX_VALIDATION_FAILURES])
     for name in sorted(by_policy):
         if name not in policy_names:
             for b in by_policy[name]:
@@ -295,27 +317,34 @@ def _dispatch_binding(
         return brecord
     brecord["matched"] = True
     brecord["explanation"].extend(params.explanation)
-    if not params.params:
-        return brecord
 
+    # The request's Namespace is fetched for every binding whose params were collected, even when no
+    # param was found (dispatcher.go does so before looping over the params); a failure ends the request.
     namespace_full = None
     if attrs.namespace and not attrs.is_namespace_object:
         namespace_full = cluster.namespace(attrs.namespace)
         if namespace_full is None:
-            outcome.request_error = {
-                "code": 404, "reason": "NotFound", "message": f'namespaces "{attrs.namespace}" not found'
-            }
+            outcome.request_error = namespace_not_found(attrs.namespace)
             brecord["explanation"].append(
                 f"namespace {attrs.namespace!r} is not in the Namespace pane: the apiserver fails the whole request"
             )
             return brecord
+    if not params.params:
+        return brecord
     namespace_object = reduced_namespace(namespace_full) if namespace_full is not None else None
     req = request_value(attrs, resource=match.resource, kind=match.kind)
     original = {"group": attrs.resource.group, "version": attrs.resource.version, "resource": attrs.resource.resource}
+    versioned_object = versioned(attrs.object, match.kind)
+    versioned_old_object = versioned(attrs.old_object, match.kind)
+    if match.kind != attrs.kind:
+        brecord["explanation"].append(
+            f"the object is converted to {_gvk_text(match.kind)}, the kind the policy matched: its apiVersion and kind "
+            "are rewritten; field differences between versions are not converted here"
+        )
     for param in params.params:
         inv = validator.Invocation(
-            object=attrs.object,
-            old_object=attrs.old_object,
+            object=versioned_object,
+            old_object=versioned_old_object,
             request=req,
             request_original_resource=original,
             params=param,
@@ -335,6 +364,7 @@ def _dispatch_binding(
                 for a in result.audit_annotations
             ],
             "decisions": [],
+            "authorizerChecks": getattr(inv.authorizer, "checks", []),
         }
         if not result.matched:
             evaluation["explanation"] = (
@@ -380,6 +410,32 @@ def _dispatch_binding(
     return brecord
 
 
+def namespace_not_found(name: str) -> dict[str, Any]:
+    """The NotFound status of a Namespace lookup that failed (apierrors.NewNotFound)."""
+    return {"code": 404, "reason": "NotFound", "message": f'namespaces "{name}" not found',
+            "details": {"name": name, "kind": "namespaces"}}
+
+
+def _gvk_text(kind: GroupVersionKind) -> str:
+    return f"{kind.group + '/' if kind.group else ''}{kind.version} {kind.kind}"
+
+
+def versioned(obj: Any, kind: GroupVersionKind) -> Any:
+    """The object as admission.ConvertToGVK hands it to a policy matched as ``kind``.
+
+    The apiserver converts the object to the matched version and sets its apiVersion and kind; only
+    that rewrite is done here (an object already of that kind is passed unchanged).
+    """
+    if not isinstance(obj, dict):
+        return obj
+    api_version = f"{kind.group}/{kind.version}" if kind.group else kind.version
+    if obj.get("apiVersion") == api_version and obj.get("kind") == kind.kind:
+        return obj
+    out = {"apiVersion": api_version, "kind": kind.kind}
+    out.update({k: v for k, v in obj.items() if k not in ("apiVersion", "kind")})
+    return out
+
+
 def _truncate_bytes(text: str, limit: int) -> str:
     data = text.encode()
     if len(data) <= limit:
@@ -388,17 +444,51 @@ def _truncate_bytes(text: str, limit: int) -> str:
 
 
 def _add_warning(outcome: Outcome, text: str) -> None:
-    """Record a warning as the apiserver's recorder does: no duplicates, none with control characters."""
-    if _CONTROL.search(text) or text in outcome.warnings:
-        return
+    """Record a warning in the order the dispatcher adds it; finish_warnings turns them into headers."""
     outcome.warnings.append(text)
 
 
+# The apiserver's warning recorder (endpoints/filters/warning.go): once the texts written exceed
+# 4096 runes, every warning (earlier ones replayed) is cut to 256 runes, and no more are added once
+# the cut texts reach 4096 runes again.
+_TRUNCATE_AT_TOTAL_RUNES = 4096
+_TRUNCATE_ITEM_RUNES = 256
+
+
+def _header_text_ok(text: str) -> bool:
+    """net.NewWarningHeader refuses a text with a control character (Unicode category Cc)."""
+    return not _CONTROL.search(text)
+
+
 def finish_warnings(warnings: list[str]) -> list[str]:
-    """Truncate each warning to 256 runes when all of them exceed 4096 runes together."""
-    if sum(len(w) for w in warnings) <= 4096:
-        return list(warnings)
-    return [w if len(w) <= 256 else w[:253] + "..." for w in warnings]
+    """Replay the warnings through the apiserver's recorder: dedupe, drop unwritable ones, truncate."""
+    recorded: set[str] = set()
+    ordered: list[str] = []
+    headers: list[str] = []
+    written = 0
+    truncating = False
+    for text in warnings:
+        if not text or (truncating and written >= _TRUNCATE_AT_TOTAL_RUNES) or text in recorded:
+            continue
+        recorded.add(text)
+        ordered.append(text)
+        if truncating and len(text) > _TRUNCATE_ITEM_RUNES:
+            text = text[:_TRUNCATE_ITEM_RUNES]
+        if not _header_text_ok(text):
+            continue
+        if written + len(text) <= _TRUNCATE_AT_TOTAL_RUNES or truncating:
+            written += len(text)
+            headers.append(text)
+            continue
+        truncating = True
+        written = 0
+        headers = []
+        for earlier in ordered:
+            cut = earlier[:_TRUNCATE_ITEM_RUNES]
+            if _header_text_ok(cut):
+                written += len(cut)
+                headers.append(cut)
+    return headers
 
 
 def go_json(value: Any) -> str:
@@ -424,11 +514,10 @@ def denial_status(outcome: Outcome, attrs: Attributes) -> dict[str, Any] | None:
         inner = f"ValidatingAdmissionPolicy '{first.policy}' denied request: {first.decision.message}"
     resource = attrs.resource.resource + (f".{attrs.resource.group}" if attrs.resource.group else "")
     name = attrs.name
-    if not name:
-        source = attrs.object if attrs.object is not None else attrs.old_object
-        meta = source.get("metadata") if isinstance(source, Mapping) else None
+    if not name:  # admission.extractResourceName: the new object's name or generateName, else "Unknown"
+        meta = attrs.object.get("metadata") if isinstance(attrs.object, Mapping) else None
         meta = meta if isinstance(meta, Mapping) else {}
-        name = str(meta.get("name") or meta.get("generateName") or "") if source is not None else "Unknown"
+        name = str(meta.get("name") or meta.get("generateName") or "Unknown")
     reason = first.decision.reason or "Invalid"
     code = reason_to_code(first.decision.reason)
     return {

@@ -10,11 +10,13 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+
+from . import limits as bounds
 
 PANES = ("policy", "binding", "params", "object", "oldObject", "namespace", "request")
 
@@ -105,6 +107,12 @@ class Document:
         line, column = self.locate(path)
         return Problem(self.pane, self.index, line, column, path, severity, message)
 
+    def version_problem(self, served: Iterable[str]) -> Problem | None:
+        """Return the apiserver's error when the apiVersion's version is not one of `served`, else None."""
+        if self.api_version.rpartition("/")[2] in served:
+            return None
+        return self.problem("apiVersion", f"no kind {self.kind!r} is registered for version {self.api_version!r}")
+
 
 _PATH_TOKEN = re.compile(r"\.?([^.\[\]]+)|\[(\d+)\]|\[([^\]]*)\]")
 
@@ -124,7 +132,30 @@ def parse_path(path: str) -> Path:
 
 
 class _Loader(yaml.SafeLoader):
-    """A safe loader that also refuses to build YAML's timestamp objects (Kubernetes keeps strings)."""
+    """A safe loader that also refuses to build YAML's timestamp objects (Kubernetes keeps strings).
+
+    It counts what it reads against the scenario's bounds (app/vap/limits.py) as it goes, so an
+    oversized, too deep or alias-heavy pane stops early instead of being read whole.
+    """
+
+    def __init__(self, stream: str, usage: bounds.Usage | None = None) -> None:
+        super().__init__(stream)
+        self._usage = usage or bounds.Usage()
+        self._depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+        mark = self.peek_event().start_mark
+        line, column = mark.line + 1, mark.column + 1
+        if self.check_event(yaml.AliasEvent):
+            self._usage.alias(line, column)
+            return super().compose_node(parent, index)
+        self._usage.compose(line, column)
+        self._depth += 1
+        try:
+            self._usage.depth(self._depth, line, column)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 # Kubernetes decodes YAML into JSON: dates stay strings.
@@ -133,17 +164,6 @@ _Loader.yaml_implicit_resolvers = {
     for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 
-if getattr(yaml, "__with_libyaml__", False):
-
-    class _FastLoader(yaml.CSafeLoader):  # type: ignore[name-defined,misc]
-        """The same loader over libyaml's parser (the one Go's YAML library is a port of), about ten
-        times faster. Text it refuses is read again by :class:`_Loader`, for the same error texts."""
-
-    _FastLoader.yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
-    _LOADERS: tuple[type, ...] = (_FastLoader, _Loader)
-else:  # pragma: no cover - PyYAML built without libyaml
-    _LOADERS = (_Loader,)
-
 
 def _build(
     node: yaml.Node,
@@ -151,32 +171,41 @@ def _build(
     path: Path,
     positions: dict[Path, tuple[int, int]],
     values: dict[Path, tuple[int, int, str]] | None = None,
+    usage: bounds.Usage | None = None,
 ) -> Any:
+    if usage is not None:  # aliases are expanded here: count every value built, and its depth
+        line, column = node.start_mark.line + 1, node.start_mark.column + 1
+        usage.node(line, column)
+        usage.depth(len(path) + 1, line, column)
+        if isinstance(node, yaml.ScalarNode):
+            usage.string(node.value, line, column)
     if isinstance(node, yaml.MappingNode):
         constructor.flatten_mapping(node)
         out: dict[Any, Any] = {}
         for key_node, value_node in node.value:
-            key = _build(key_node, constructor, path, {}, None)
+            key = _build(key_node, constructor, path, {}, None, usage)
             if isinstance(key, (dict, list)):
                 raise yaml.constructor.ConstructorError(
                     None, None, "a mapping key must be a string", key_node.start_mark
                 )
             child = (*path, str(key))
             positions[child] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-            out[str(key)] = _build(value_node, constructor, child, positions, values)
+            out[bounds.clean_text(str(key))] = _build(value_node, constructor, child, positions, values, usage)
         return out
     if isinstance(node, yaml.SequenceNode):
         items = []
         for i, item in enumerate(node.value):
             child = (*path, i)
             positions[child] = (item.start_mark.line + 1, item.start_mark.column + 1)
-            items.append(_build(item, constructor, child, positions, values))
+            items.append(_build(item, constructor, child, positions, values, usage))
         return items
     if values is not None and isinstance(node, yaml.ScalarNode):
         values[path] = (node.start_mark.line + 1, node.start_mark.column + 1, node.style or "")
     value = constructor.construct_object(node, deep=True)
     if isinstance(value, bytes):  # !!binary: Kubernetes would see base64 text
         return node.value
+    if isinstance(value, str):
+        return bounds.clean_text(value)
     return value
 
 
@@ -191,84 +220,136 @@ def _yaml_problem(pane: str, index: int, exc: yaml.YAMLError) -> Problem:
     return Problem(pane, index, line, column, None, "error", f"invalid YAML or JSON: {where}{text}")
 
 
-def load_pane(pane: str, source: Any) -> tuple[list[Document], list[Problem]]:
+def _reader_problem(pane: str, source: str, exc: yaml.reader.ReaderError) -> Problem:
+    line = source.count("\n", 0, exc.position) + 1
+    column = exc.position - (source.rfind("\n", 0, exc.position) + 1) + 1
+    return Problem(pane, 0, line, column, None, "error",
+                   f"invalid YAML or JSON: line {line}, column {column}: the character U+{exc.character:04X} is not "
+                   "allowed in YAML, which takes printable Unicode characters, tabs and line breaks")
+
+
+def load_pane(pane: str, source: Any, usage: bounds.Usage | None = None) -> tuple[list[Document], list[Problem]]:
     """Parse one pane (text, or an already-parsed JSON value) into documents and problems.
 
-    Text is parsed once per process: the documents of a text seen before come from a cache, shared,
-    so nothing may modify a document's value (every stage that changes one works on a copy).
+    ``usage`` counts what the whole scenario has read against its bounds (one per pane if omitted).
     """
-    if source is None or (isinstance(source, str) and not source.strip()):
+    usage = usage or bounds.Usage()
+    if source is None or (isinstance(source, str) and not source.strip()) or usage.exceeded:
         return [], []
     if not isinstance(source, str):
         values = source if isinstance(source, list) else [source]
+        try:
+            usage.documents(len(values), None, None)
+            values = [bounds.check_value(v, usage) for v in values]
+        except bounds.LimitExceeded as exc:
+            return [], [Problem(pane, None, None, None, None, "error", str(exc))]
         docs = [Document(pane, i, v, {(): (None, None)}) for i, v in enumerate(values) if v is not None]
-        return _expand_lists(docs), []
-    return _PANES.get(pane, source)
+        return _bounded(_expand_lists(docs), usage)
+    cached = _PANES.get(pane, source, usage)
+    if cached is not None:
+        return cached, []
+    before = usage.counts()
+    documents, problems = _load_text(pane, source, usage)
+    if not problems and not usage.exceeded:
+        _PANES.put(pane, source, documents, usage, before)
+    return documents, problems
 
 
-def _load_text(pane: str, source: str) -> tuple[list[Document], list[Problem]]:
-    # libyaml counts a byte-order mark inside a line as a column; the pure parser does not
-    loaders = _LOADERS if "\ufeff" not in source else (_Loader,)
-    for i, loader_class in enumerate(loaders):
-        documents, problems = _load_with(loader_class, pane, source)
-        if not problems or i == len(loaders) - 1:
-            return _expand_lists(documents), problems
-    raise AssertionError("not reached")
-
-
-def _load_with(loader_class: type, pane: str, source: str) -> tuple[list[Document], list[Problem]]:
+def _load_text(pane: str, source: str, usage: bounds.Usage) -> tuple[list[Document], list[Problem]]:
     documents: list[Document] = []
     index = 0
-    loader = None
     try:
-        loader = loader_class(source)
+        loader = _Loader(source, usage)
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow, found before parsing
+        return [], [_reader_problem(pane, source, exc)]
+    try:
         while loader.check_node():
+            usage.documents(index + 1, *_position(loader))
             node = loader.get_node()
             positions: dict[Path, tuple[int, int]] = {}
             values: dict[Path, tuple[int, int, str]] = {}
             if node is not None:
                 positions[()] = (node.start_mark.line + 1, node.start_mark.column + 1)
-                value = _build(node, loader, (), positions, values)
+                value = _build(node, loader, (), positions, values, usage)
                 if value is not None:
                     documents.append(Document(pane, index, value, positions, values))
             index += 1
+    except bounds.LimitExceeded as exc:
+        return documents, [Problem(pane, index, exc.line, exc.column, None, "error", str(exc))]
     except yaml.YAMLError as exc:
         return documents, [_yaml_problem(pane, index, exc)]
     except (ValueError, TypeError, RecursionError) as exc:
         return documents, [Problem(pane, index, None, None, None, "error", f"invalid YAML or JSON: {exc}")]
     finally:
-        if loader is not None:
-            loader.dispose()
+        loader.dispose()
+    return _bounded(_expand_lists(documents), usage)
+
+
+def _position(loader: _Loader) -> tuple[int | None, int | None]:
+    event = loader.peek_event()
+    mark = getattr(event, "start_mark", None)
+    return (mark.line + 1, mark.column + 1) if mark is not None else (None, None)
+
+
+def _bounded(documents: list[Document], usage: bounds.Usage) -> tuple[list[Document], list[Problem]]:
+    """Check the documents of a pane, lists expanded, against the bounds on documents and expressions."""
+    if not documents:
+        return documents, []
+    last = documents[-1]
+    try:
+        usage.documents(len(documents), *last.locate(None))
+    except bounds.LimitExceeded as exc:
+        return documents, [Problem(last.pane, last.index, exc.line, exc.column, None, "error", str(exc))]
+    for doc in documents:
+        for path, text in bounds.policy_expressions(doc.value):
+            try:
+                usage.expression(path, text)
+            except bounds.LimitExceeded as exc:
+                return documents, [doc.problem(path, str(exc))]
     return documents, []
 
 
 class _PaneCache:
     """The documents of recently read pane texts, least recently used first out, within a budget of
-    text characters (a pane above a quarter of it is read every time)."""
+    text characters (a pane above a quarter of it is read every time).
+
+    Only panes read without a problem are kept, with what they used of the scenario's bounds: a
+    pane taken from the cache counts the same against the scenario as reading it again would, and
+    when that would go over a bound the pane is read again, so the problem names its place. The
+    documents are shared between evaluations: nothing may modify a document's value (every stage
+    that changes one works on a copy).
+    """
 
     def __init__(self, budget: int) -> None:
         self.budget = budget
-        self._entries: OrderedDict[tuple[str, str], tuple[list[Document], list[Problem]]] = OrderedDict()
+        self._entries: OrderedDict[tuple[str, str], tuple[list[Document], bounds.Limits, tuple[int, ...]]] = (
+            OrderedDict())
         self._size = 0
         self._lock = threading.Lock()
 
-    def get(self, pane: str, source: str) -> tuple[list[Document], list[Problem]]:
-        key = (pane, source)
+    def get(self, pane: str, source: str, usage: bounds.Usage) -> list[Document] | None:
         with self._lock:
-            entry = self._entries.get(key)
-            if entry is not None:
-                self._entries.move_to_end(key)
-                return list(entry[0]), list(entry[1])
-        entry = _load_text(pane, source)
-        if len(source) <= self.budget // 4:
-            with self._lock:
-                if key not in self._entries:
-                    self._entries[key] = entry
-                    self._size += len(source)
-                while self._size > self.budget and self._entries:
-                    (_, old), _ = self._entries.popitem(last=False)
-                    self._size -= len(old)
-        return list(entry[0]), list(entry[1])
+            entry = self._entries.get((pane, source))
+            if entry is None:
+                return None
+            self._entries.move_to_end((pane, source))
+        documents, limits, used = entry
+        if limits != usage.limits or not usage.add(used):
+            return None
+        return list(documents)
+
+    def put(self, pane: str, source: str, documents: list[Document], usage: bounds.Usage,
+            before: tuple[int, ...]) -> None:
+        if len(source) > self.budget // 4:
+            return
+        used = tuple(after - was for after, was in zip(usage.counts(), before, strict=True))
+        with self._lock:
+            if (pane, source) not in self._entries:
+                self._entries[(pane, source)] = (list(documents), usage.limits, used)
+                self._size += len(source)
+            while self._size > self.budget and self._entries:
+                (_, old), _ = self._entries.popitem(last=False)
+                self._size -= len(old)
 
     def clear(self) -> None:
         with self._lock:

@@ -11,13 +11,15 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from . import cel, validation
+from . import admission, cel, kyverno, limits, rbac, validation, webhooks
 from .cel import library
 from .dispatcher import Cluster, Loaded, denial_status, dispatch, finish_warnings
 from .documents import PANES, Document, Problem, load_pane
 from .params import param_kind_matches
 from .request import build_attributes, request_value
 from .resources import ResourceTable, builtin_table
+from .schemas import schema_set
+from .typecheck import check_policies, object_problems
 from .validator import expression_declarations
 
 ADMISSION_GROUP = "admissionregistration.k8s.io"
@@ -108,13 +110,11 @@ def _load_policy_docs(
     bindings: list[Loaded] = []
     compat = _new_expressions_version(version)
     for doc in docs:
-        version_part = doc.api_version.rpartition("/")[2]
-        if version_part not in POLICY_VERSIONS:
-            problems.append(doc.problem("apiVersion", f"no kind {doc.kind!r} is registered for version "
-                                        f"{doc.api_version!r}"))
+        if (unregistered := doc.version_problem(POLICY_VERSIONS)) is not None:
+            problems.append(unregistered)
             continue
         is_policy = doc.kind == "ValidatingAdmissionPolicy"
-        obj, spec, errors = _defaulted_and_validated(doc, is_policy, compat)
+        obj, spec, errors = _defaulted_and_validated(doc, is_policy, compat, version)
         if errors:
             problems.extend(_field_problem(doc, e, spec) for e in errors)
             rejected.append({
@@ -127,17 +127,18 @@ def _load_policy_docs(
 
 
 def _defaulted_and_validated(
-    doc: Document, is_policy: bool, compat: str
+    doc: Document, is_policy: bool, compat: str, version: str
 ) -> tuple[dict[str, Any], Mapping[str, Any], list[validation.FieldError]]:
     """Default and validate a policy or binding, once per document and version (the document's memo)."""
-    key = ("validated", compat)
+    key = ("validated", compat, version)
     if key not in doc.memo:
         obj = validation.default_policy(doc.value) if is_policy else validation.default_binding(doc.value)
         spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
-        if is_policy:
-            errors = validation.validate_policy(obj, _compile_check(spec, compat))
-        else:
-            errors = validation.validate_binding(obj)
+        with validation.messages_for(library.version_tuple(version)):
+            if is_policy:
+                errors = validation.validate_policy(obj, _compile_check(spec, compat))
+            else:
+                errors = validation.validate_binding(obj)
         doc.memo[key] = (obj, spec, errors)
     return doc.memo[key]
 
@@ -163,21 +164,29 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
     problems: list[Problem] = []
     version = _version(payload, problems)
     panes: dict[str, list[Document]] = {}
+    usage = limits.Usage()  # one budget of values, aliases and expressions for the whole scenario
     for pane in PANES:
-        docs, pane_problems = load_pane(pane, payload.get(pane))
+        docs, pane_problems = load_pane(pane, payload.get(pane), usage)
         panes[pane] = docs
         problems.extend(pane_problems)
     unreadable = bool(problems)
 
     policy_docs: list[Document] = []
+    webhook_docs: list[Document] = []
+    kyverno_docs: list[Document] = []
     namespaces: dict[str, dict[str, Any]] = {}
     objects: list[Any] = []
     crds: list[Any] = []
+    rbac_docs: list[Document] = []
     object_doc = old_object_doc = request_doc = None
     for pane in PANES:
         for doc in panes[pane]:
             if _is_policy_doc(doc):
                 policy_docs.append(doc)
+            elif pane not in ("object", "oldObject") and webhooks.is_webhook_doc(doc):
+                webhook_docs.append(doc)  # in the object panes, a configuration is the object of the request
+            elif pane not in ("object", "oldObject") and kyverno.is_kyverno_doc(doc):
+                kyverno_docs.append(doc)
             elif pane == "request":
                 if request_doc is None:
                     request_doc = doc
@@ -196,17 +205,40 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
             elif doc.kind == "CustomResourceDefinition":
                 crds.append(doc.value)
             else:
+                if rbac.is_rbac_document(doc):  # RBAC objects are stored objects that also answer the authorizer
+                    rbac_docs.append(doc)
                 objects.append(doc.value)
 
     table = builtin_table(version)
     if crds:
         table = table.with_custom_resources(crds)
+    schemas = schema_set(version, crds)
+    for doc in (object_doc, old_object_doc):
+        if doc is not None:  # unknown and ill-typed fields, as kubectl's validation warns of them
+            problems.extend(object_problems(doc, schemas))
     rejected: list[dict[str, Any]] = []
     policies, bindings = _load_policy_docs(policy_docs, version, problems, rejected)
+    webhook_notes: list[str] = []
+    hooks = webhooks.load(webhook_docs, version=version,
+                          compile_check=webhooks.compile_check_for(_new_expressions_version(version)),
+                          problems=problems, rejected=rejected, field_problem=lambda d, e: _field_problem(d, e, {}),
+                          notes=webhook_notes)
+    kyverno_policies = kyverno.load_policies(kyverno_docs, table=table, problems=problems, rejected=rejected,
+                                             field_problem=lambda d, e: _field_problem(d, e, {}), version=version)
+    type_checking, type_problems = check_policies(
+        [(p.name, p.spec) for p in policies],
+        {d.name: d for d in policy_docs if d.kind == "ValidatingAdmissionPolicy"},
+        version=version, table=table, schemas=schemas,
+    )
+    problems.extend(type_problems)
+    authorization = rbac.load(rbac_docs)
+    problems.extend(authorization.problems)
+    rejected.extend(authorization.rejected)
     attrs, request_problems = build_attributes(
         object_doc=object_doc, old_object_doc=old_object_doc, request_doc=request_doc, table=table
     )
-    problems.extend(request_problems)
+    if not usage.exceeded:  # panes left unread after a bound was exceeded would only add noise here
+        problems.extend(request_problems)
     response: dict[str, Any] = {
         "allowed": True,
         "status": None,
@@ -216,6 +248,8 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
         "problems": [],
         "kubernetesVersion": version,
         "rejected": rejected,
+        "webhooks": [],
+        "kyverno": [],
     }
     if unreadable or attrs is None or any(p.severity == "error" and p.pane == "request" for p in problems):
         # A pane that cannot be read, or no request: evaluating the rest would mislead; say so.
@@ -231,16 +265,21 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
         cluster=cluster,
         version=version,
         param_scope=_param_scope(table, objects),
-        authorizer=_authorizer(version, attrs.user_info),
+        authorizer=_authorizer(attrs.user_info, authorization.rbac),
     )
     rejected_policies = {r["name"]: r["message"] for r in rejected if r["kind"] == "ValidatingAdmissionPolicy"}
     for record in outcome.policies:
+        if record["name"] in type_checking:
+            record["typeChecking"] = type_checking[record["name"]]
         if record.get("missing") and record["name"] in rejected_policies:
             record["explanation"] = [
                 "the policy failed API validation, so the apiserver would not have stored it: "
                 + rejected_policies[record["name"]]
             ]
-    notes = list(attrs.notes)
+    notes = list(attrs.notes) + authorization.notes + webhook_notes
+    if object_doc is not None and (webhooks.is_webhook_doc(object_doc) or kyverno.is_kyverno_doc(object_doc)):
+        notes.append(f"the {object_doc.kind} in the Object pane is the object of the request; paste the "
+                     "configurations and policies to evaluate in another pane")
     if not namespaces and attrs.namespace:
         notes.append(f"no Namespace given: namespace {attrs.namespace!r} is taken to exist with only its "
                      "kubernetes.io/metadata.name label")
@@ -260,24 +299,27 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
     response["object"] = attrs.object
     response["oldObject"] = attrs.old_object
     response["notes"] = notes
+    if hooks or kyverno_policies:
+        others = admission.run(hooks, kyverno_policies, attrs, cluster=cluster, table=table, version=version,
+                               authorizer=_authorizer(attrs.user_info, authorization.rbac))
+        admission.combine(response, others)
+        response["warnings"] = finish_warnings(response["warnings"])
     if len(outcome.denials) > 1:
         notes.append("several denials: kube-apiserver reports one of them, in no defined order; "
                      "the playground reports the first by policy, binding and param name")
     return response
 
 
-def _authorizer(version: str, user_info: Mapping[str, Any]) -> Any:
-    """Return a builder of the `authorizer` activation values for a request."""
-    make_authorizer = getattr(library, "authorizer_value", None)
-    make_request_resource = getattr(library, "request_resource_value", None)
-    if make_authorizer is None:
-        return None
+def _authorizer(user_info: Mapping[str, Any], cluster_rbac: rbac.RBAC) -> Any:
+    """Return a builder of the `authorizer` activation values for a request, answered by the panes' RBAC."""
+    answer = rbac.no_rbac_answer if cluster_rbac.empty else cluster_rbac.authorize
 
-    def build(request: dict[str, Any]) -> dict[str, Any]:
-        values = {"authorizer": make_authorizer(request, dict(user_info))}
-        if make_request_resource is not None:
-            original = {**request, "resource": request.get("requestResource", request.get("resource"))}
-            values["authorizer.requestResource"] = make_request_resource(original, dict(user_info))
-        return values
+    def backend(attributes: dict[str, Any]) -> tuple[Any, ...]:
+        return answer(attributes).as_backend_result()
+
+    def build(request: dict[str, Any]) -> Any:
+        # authorizer.requestResource is built from the admission attributes: the original resource
+        original = {**request, "resource": request.get("requestResource", request.get("resource"))}
+        return library.authorizer_activation(original, dict(user_info), backend)
 
     return build

@@ -31,8 +31,18 @@ class MatchOutcome:
     explanation: list[str] = field(default_factory=list)
 
 
+# Connect options objects (core v1) carry no ObjectMeta: an object selector never matches them, whatever
+# was pasted (object/matcher.go matchObject: meta.Accessor fails).
+_NO_OBJECT_META_KINDS = frozenset({
+    "PodExecOptions", "PodAttachOptions", "PodPortForwardOptions", "PodProxyOptions", "NodeProxyOptions",
+    "ServiceProxyOptions",
+})
+
+
 def _labels(obj: Any) -> dict[str, str] | None:
     if not isinstance(obj, dict):
+        return None
+    if obj.get("apiVersion") == "v1" and obj.get("kind") in _NO_OBJECT_META_KINDS:
         return None
     meta = obj.get("metadata")
     if not isinstance(meta, dict):
@@ -271,8 +281,12 @@ def matches(
     table: ResourceTable,
     lookup_namespace: NamespaceLookup,
     allow_empty_rules: bool,
+    rules_field: str = "resourceRules",
 ) -> MatchOutcome:
-    """Match a request against MatchResources, as matching.Matches does."""
+    """Match a request against MatchResources, as matching.Matches does.
+
+    ``rules_field`` names the rules in the explanation (a webhook's are ``rules``).
+    """
     why: list[str] = []
     ns_ok, ns_err = _namespace_selector(criteria.get("namespaceSelector") or {}, attrs, lookup_namespace, why)
     if not ns_ok and ns_err is None:
@@ -291,17 +305,17 @@ def matches(
             why.append(silent[-1] + ", so the request is excluded")
             return MatchOutcome(False, explanation=why)
         why.append("no excludeResourceRules match")
-    rules = criteria.get("resourceRules") or []
+    rules = criteria.get(rules_field) or []
     if not rules and allow_empty_rules:
         why.append("resourceRules is empty: every resource matches")
         resource, kind = attrs.resource, attrs.kind
     else:
-        resource, kind, err = _match_rules(rules, attrs, match_policy, table, "resourceRules", why)
+        resource, kind, err = _match_rules(rules, attrs, match_policy, table, rules_field, why)
         if err is not None:
             return MatchOutcome(False, error=err, explanation=why)
         if resource is None:
             if not rules:
-                why.append("resourceRules is empty")
+                why.append(f"{rules_field} is empty")
             return MatchOutcome(False, explanation=why)
     if ns_err is not None:
         return MatchOutcome(False, error=ns_err, explanation=why)

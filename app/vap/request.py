@@ -177,13 +177,17 @@ def build_attributes(
         namespaced = True  # most custom kinds are; the note above says how to be exact
     meta = _metadata(source)
     name = str(req.get("name") or meta.get("name") or "")
+    generated = False
     if not name and operation == "CREATE" and meta.get("generateName") and isinstance(obj, dict):
         # The registry generates the name before validating admission runs.
         name = _generated_name(str(meta["generateName"]), obj)
         obj.setdefault("metadata", {})["name"] = name
+        generated = True
         notes.append(f"metadata.generateName: the apiserver would generate a name; {name!r} is used here")
     if gvr.group == "" and gvr.resource == "namespaces":
-        namespace = name  # requests on a Namespace carry its own name as namespace
+        # Requests on a Namespace carry its own name as namespace (handlers/create.go copies the name it
+        # was sent; a generated name comes later, so a Namespace created from generateName has none).
+        namespace = str(req.get("namespace") or "") if generated else name
         namespaced = False
     elif namespaced:
         namespace = str(req.get("namespace") or meta.get("namespace") or "default")

@@ -248,9 +248,14 @@ _BUILTIN: tuple[_Row, ...] = (
     ("batch/v1", "cronjobs", "CronJob", _NS, "status", ""),
     ("batch/v1", "jobs", "Job", _NS, "status", ""),
     ("batch/v1beta1", "cronjobs", "CronJob", _NS, "status", "<1.25"),
-    # certificates.k8s.io, coordination.k8s.io, discovery.k8s.io
+    # certificates.k8s.io (ClusterTrustBundle, PodCertificateRequest GA in 1.37; their v1beta1 is off by default),
+    # coordination.k8s.io, discovery.k8s.io
     ("certificates.k8s.io/v1", "certificatesigningrequests", "CertificateSigningRequest", _CL,
      "status approval", ""),
+    ("certificates.k8s.io/v1", "clustertrustbundles", "ClusterTrustBundle", _CL, "", "1.37"),
+    ("certificates.k8s.io/v1", "podcertificaterequests", "PodCertificateRequest", _NS, "status", "1.37"),
+    ("certificates.k8s.io/v1beta1", "clustertrustbundles", "ClusterTrustBundle", _CL, "", "off 1.33"),
+    ("certificates.k8s.io/v1beta1", "podcertificaterequests", "PodCertificateRequest", _NS, "status", "off 1.35"),
     ("coordination.k8s.io/v1", "leases", "Lease", _NS, "", ""),
     ("discovery.k8s.io/v1", "endpointslices", "EndpointSlice", _NS, "", ""),
     # events.k8s.io (same storage as core v1 events)
@@ -282,8 +287,9 @@ _BUILTIN: tuple[_Row, ...] = (
     ("rbac.authorization.k8s.io/v1", "clusterroles", "ClusterRole", _CL, "", ""),
     ("rbac.authorization.k8s.io/v1", "rolebindings", "RoleBinding", _NS, "", ""),
     ("rbac.authorization.k8s.io/v1", "roles", "Role", _NS, "", ""),
-    # resource.k8s.io (GA in 1.34)
+    # resource.k8s.io (GA in 1.34; DeviceTaintRule GA in 1.37)
     ("resource.k8s.io/v1", "deviceclasses", "DeviceClass", _CL, "", "1.34"),
+    ("resource.k8s.io/v1", "devicetaintrules", "DeviceTaintRule", _CL, "status", "1.37"),
     ("resource.k8s.io/v1", "resourceclaims", "ResourceClaim", _NS, "status", "1.34"),
     ("resource.k8s.io/v1", "resourceclaimtemplates", "ResourceClaimTemplate", _NS, "", "1.34"),
     ("resource.k8s.io/v1", "resourceslices", "ResourceSlice", _CL, "", "1.34"),

@@ -4,7 +4,10 @@ Mirrors k8s.io/kubernetes pkg/apis/admissionregistration/{v1,v1beta1,v1alpha1}/d
 pkg/apis/admissionregistration/validation/validation.go, with apimachinery's format checks
 (pkg/util/validation, pkg/api/validate/content) and error rendering (pkg/util/validation/field).
 Objects are plain dicts as parsed from YAML/JSON. Messages follow Kubernetes 1.35+ (apimachinery
-0.35+: label keys and values say "bytes"; composite values are rendered as JSON).
+0.35+: label keys and values say "bytes"; composite values are rendered as JSON) unless
+``messages_for(version)`` selects an older server's texts: up to 1.34 lengths say "characters" and a
+label key with several slashes is "a qualified name", up to 1.33 composite values are printed with
+Go's %#v (``[]string{"*/*", "a"}``).
 
 CEL is not compiled here: pass ``compile_check`` to ``validate_policy`` to have compile errors
 placed where the apiserver reports them, or append them afterwards with ``invalid()``.
@@ -12,10 +15,12 @@ placed where the apiserver reports them, or append them afterwards with ``invali
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import copy
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -23,8 +28,57 @@ from typing import Any
 __all__ = [
     "CompileCheck", "ExpressionSite", "FieldError", "aggregate_message", "default_binding", "default_policy",
     "duplicate", "forbidden", "internal_error", "invalid", "not_supported", "required", "too_long",
-    "too_many", "validate_binding", "validate_policy",
+    "too_many", "validate_binding", "validate_policy", "messages_for",
 ]
+
+
+@dataclass(frozen=True)
+class _Texts:
+    json_values: bool  # apimachinery >= 0.34: composite bad values as JSON, before: Go %#v
+    content_bytes: bool  # apimachinery >= 0.35: label key/value lengths in "bytes", before: "characters"
+
+
+_LATEST = _Texts(json_values=True, content_bytes=True)
+_TEXTS: contextvars.ContextVar[_Texts | None] = contextvars.ContextVar("validation_texts", default=None)
+
+
+def _texts() -> _Texts:
+    return _TEXTS.get() or _LATEST
+
+
+@contextlib.contextmanager
+def messages_for(version: tuple[int, int]) -> Iterator[None]:
+    """Render validation messages as the apiserver of ``version`` (major, minor) does, within the block."""
+    token = _TEXTS.set(_Texts(json_values=version >= (1, 34), content_bytes=version >= (1, 35)))
+    try:
+        yield
+    finally:
+        _TEXTS.reset(token)
+
+
+class _GoValue:
+    """A composite bad value with its Go type, for the %#v rendering of apimachinery before 0.34."""
+
+    def __init__(self, go_type: str, value: list[Any], fields: tuple[tuple[str, str], ...] = ()) -> None:
+        self.go_type = go_type  # e.g. "[]string", "[]admissionregistration.ValidationAction"
+        self.value = value
+        self.fields = fields  # for a slice of structs: (Go field name, key in each item)
+
+    def go_syntax(self) -> str:
+        if self.fields:
+            element = self.go_type[2:]
+            items = [
+                element + "{" + ", ".join(f"{go}:{_go_quote(str(item.get(key, '')))}" for go, key in self.fields) + "}"
+                for item in self.value
+            ]
+        else:
+            items = [_go_quote(str(v)) for v in self.value]
+        return self.go_type + "{" + ", ".join(items) + "}"
+
+    def json_value(self) -> Any:
+        if self.fields:
+            return [{go: str(item.get(key, "")) for go, key in self.fields} for item in self.value]
+        return self.value
 
 # ---------------------------------------------------------------------------------------------
 # field.Error and its rendering
@@ -128,7 +182,11 @@ def aggregate_message(kind: str, name: str, errors: list[FieldError]) -> str:
 
 def _render_value(value: Any) -> str:
     """ErrorBody's value: Go %v for bools and numbers, %q for plain strings, JSON for everything else."""
+    if isinstance(value, _GoValue):
+        return _go_json(value.json_value()) if _texts().json_values else value.go_syntax()
     if isinstance(value, _Named):
+        if not _texts().json_values:
+            return _go_quote(str(value))
         return _go_json(str(value))
     if isinstance(value, str):
         return _go_quote(value)
@@ -266,6 +324,11 @@ def _regex_error(msg: str, fmt: str, *examples: str) -> str:
     return f"{msg} (e.g. {shown}regex used for validation is '{fmt}')"
 
 
+def _content_unit() -> str:
+    """The unit apimachinery's label key and value checks give lengths in."""
+    return "bytes" if _texts().content_bytes else "characters"
+
+
 def _max_len(n: int, unit: str) -> str:
     return f"must be no more than {n} {unit}"
 
@@ -291,25 +354,25 @@ def _qualified_name(value: str) -> list[str]:
     parts = value.split("/")
     if len(parts) > 2:
         shape = _regex_error(_LABEL_KEY_MSG, _LABEL_KEY, "MyName", "my.name", "123-abc")
-        return [f"a valid label key {shape} with an optional DNS subdomain prefix and '/' "
-                "(e.g. 'example.com/MyName')"]
+        what = "a valid label key" if _texts().content_bytes else "a qualified name"
+        return [f"{what} {shape} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
     name = parts[-1]
     if len(parts) == 2:
         if not parts[0]:
             errs.append("prefix part must be non-empty")
         else:
-            errs += ["prefix part " + m for m in _dns1123_subdomain(parts[0], "bytes")]
+            errs += ["prefix part " + m for m in _dns1123_subdomain(parts[0], _content_unit())]
     if not name:
         errs.append("name part must be non-empty")
     elif _nbytes(name) > 63:
-        errs.append("name part " + _max_len(63, "bytes"))
+        errs.append("name part " + _max_len(63, _content_unit()))
     if not _matches(_LABEL_KEY, name):
         errs.append("name part " + _regex_error(_LABEL_KEY_MSG, _LABEL_KEY, "MyName", "my.name", "123-abc"))
     return errs
 
 
 def _label_value(value: str) -> list[str]:
-    errs = [_max_len(63, "bytes")] if _nbytes(value) > 63 else []
+    errs = [_max_len(63, _content_unit())] if _nbytes(value) > 63 else []
     if not _matches(_LABEL_VALUE, value):
         errs.append(_regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE, "MyValue", "my_value", "12345"))
     return errs
@@ -489,7 +552,7 @@ def _validate_object_meta(meta: dict, path: str) -> tuple[list[FieldError], str]
         errs += [invalid(f"{path}.finalizers", finalizer, m) for m in _qualified_name(finalizer)]
     if "orphan" in finalizers and "foregroundDeletion" in finalizers:
         detail = "finalizer orphan and foregroundDeletion cannot be both set"
-        errs.append(invalid(f"{path}.finalizers", finalizers, detail))
+        errs.append(invalid(f"{path}.finalizers", _GoValue("[]string", finalizers), detail))
     return errs, name
 
 
@@ -559,7 +622,8 @@ def _validate_named_rule(rule: dict, path: str) -> list[FieldError]:
     if not operations:
         errs.append(required(f"{path}.operations"))
     if len(operations) > 1 and "*" in operations:
-        errs.append(invalid(f"{path}.operations", operations, _WILDCARD + "other operations"))
+        errs.append(invalid(f"{path}.operations", _GoValue("[]admissionregistration.OperationType", operations),
+                            _WILDCARD + "other operations"))
     for i, op in enumerate(operations):
         if op not in _OPERATIONS:
             errs.append(not_supported(f"{path}.operations[{i}]", _Named(op), _OPERATIONS))
@@ -567,11 +631,11 @@ def _validate_named_rule(rule: dict, path: str) -> list[FieldError]:
     if not groups:
         errs.append(required(f"{path}.apiGroups"))
     if len(groups) > 1 and "*" in groups:
-        errs.append(invalid(f"{path}.apiGroups", groups, _WILDCARD + "other API groups"))
+        errs.append(invalid(f"{path}.apiGroups", _GoValue("[]string", groups), _WILDCARD + "other API groups"))
     if not versions:
         errs.append(required(f"{path}.apiVersions"))
     if len(versions) > 1 and "*" in versions:
-        errs.append(invalid(f"{path}.apiVersions", versions, _WILDCARD + "other API versions"))
+        errs.append(invalid(f"{path}.apiVersions", _GoValue("[]string", versions), _WILDCARD + "other API versions"))
     errs += [required(f"{path}.apiVersions[{i}]") for i, v in enumerate(versions) if not v]
     errs += _validate_resources(_strs(rule, "resources"), f"{path}.resources")
     scope = rule.get("scope")
@@ -605,9 +669,10 @@ def _validate_resources(resources: list[str], path: str) -> list[FieldError]:
         if res == "*":
             wildcard_resource.add(sub)
     if len(resources) > 1 and double_wildcard:
-        errs.append(invalid(path, resources, "if '*/*' is present, must not specify other resources"))
+        errs.append(invalid(path, _GoValue("[]string", resources),
+                            "if '*/*' is present, must not specify other resources"))
     if single_wildcard and plain_resource:
-        errs.append(invalid(path, resources, _WILDCARD + "other resources without subresources"))
+        errs.append(invalid(path, _GoValue("[]string", resources), _WILDCARD + "other resources without subresources"))
     return errs
 
 
@@ -674,7 +739,8 @@ def _validate_policy_spec(spec: dict, name: str, check: CompileCheck | None) -> 
     for i, validation in enumerate(validations):
         errs += _validate_validation(validation, f"spec.validations[{i}]", has_params, check)
     if len(annotations) > 20:  # the value is Go's internal []AuditAnnotation, which has no json tags
-        shown = [{"Key": _str(a, "key"), "ValueExpression": _str(a, "valueExpression")} for a in annotations]
+        shown = _GoValue("[]admissionregistration.AuditAnnotation", annotations,
+                         (("Key", "key"), ("ValueExpression", "valueExpression")))
         errs.append(invalid("spec.auditAnnotations", shown, "must not have more than 20 auditAnnotations"))
     keys: set[str] = set()
     for i, annotation in enumerate(annotations):
@@ -862,7 +928,7 @@ def _validate_validation_actions(actions: list[str], path: str) -> list[FieldErr
             errs.append(duplicate(f"{path}[{i}]", _Named(action)))
         seen.add(action)
     if "Deny" in seen and "Warn" in seen:
-        errs.append(invalid(path, actions, _DENY_AND_WARN))
+        errs.append(invalid(path, _GoValue("[]admissionregistration.ValidationAction", actions), _DENY_AND_WARN))
     if not seen:
         errs.append(required(path, "at least one validation action is required"))
     return errs

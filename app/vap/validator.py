@@ -88,7 +88,7 @@ def expression_declarations(
     """Compile the variables in order; return them and the declarations of each expression kind."""
     has_params = spec.get("paramKind") is not None
     variables: list[tuple[str, cel.Compiled]] = []
-    visible: list[tuple[str, str]] = []
+    visible: list[tuple[str, ...]] = []
     for item in spec.get("variables") or []:
         if not isinstance(item, Mapping):
             continue
@@ -97,7 +97,7 @@ def expression_declarations(
         compiled = cel.compile_expression(str(item.get("expression") or ""), cel.VARIABLE, decls)
         variables.append((name, compiled))
         visible = [v for v in visible if v[0] != name]
-        visible.append((name, compiled.engine_type if compiled.program is not None else "DYN"))
+        visible.append(cel.variable_declaration(name, compiled))
     full = tuple(visible)
     validation = cel.Declarations(version=version, params=has_params, variables=full)
     message = cel.Declarations(version=version, params=has_params, authorizer=False, variables=full)
@@ -177,6 +177,8 @@ class ExpressionRecord:
     error: str | None = None
     cost: int | None = None
     elapsed_us: float | None = None
+    # the error comes from a limit of the playground's CEL engine, not one kube-apiserver has
+    engine_limit: bool = False
 
 
 @dataclass
@@ -207,7 +209,7 @@ def _cost(compiled: cel.Compiled, data: Mapping[str, Any], tracker: Any) -> int 
     if compiled.program is None:
         return None
     try:
-        return cost_cache.expression_cost(compiled.program, data, tracker)
+        return cost_cache.expression_cost(compiled.checked_program or compiled.program, data, tracker)
     except Exception:  # a cost the estimator cannot work out is shown as unknown, never fails evaluation
         return None
 
@@ -229,8 +231,9 @@ def _run(
 ) -> ExpressionRecord:
     """Evaluate one expression; ``tracker`` (:func:`library.track_cost`, active) counts library calls."""
     record = ExpressionRecord()
-    if compiled.program is None:
+    if compiled.error is not None:
         record.error = f"compilation error: {compiled.error}"
+        record.engine_limit = compiled.engine_limit
         return record
     before = tracker.library_cost
     start = time.perf_counter()
@@ -238,11 +241,13 @@ def _run(
         record.result = cel.evaluate(compiled, data, scope)
     except cel.EvaluationError as exc:
         record.error = f"expression '{compiled.expression}' resulted in error: {exc}"
+        record.engine_limit = exc.engine_limit
     record.elapsed_us = round((time.perf_counter() - start) * 1e6, 1)
     spent = _Spent(tracker.library_cost - before)
     record.cost = _cost(compiled, data.data if isinstance(data, cel.Activation) else data, spent)
     if record.cost is not None and record.cost > PER_CALL_LIMIT:
         record.result = None
+        record.engine_limit = False
         record.error = (f"expression '{compiled.expression}' resulted in error: "
                         "operation cancelled: actual cost limit exceeded")
     return record
@@ -286,17 +291,19 @@ def _variable_records(policy: CompiledPolicy, scopes: list[cel.VariableScope]) -
     out = []
     for name, compiled in policy.variables:
         entry: dict[str, Any] = {"name": name, "expression": compiled.expression, "evaluated": False,
-                                 "value": None, "error": None}
-        if compiled.program is None:
+                                 "value": None, "error": None, "engineLimit": False}
+        if compiled.error is not None:
             entry["error"] = f"compilation error: {compiled.error}"
+            entry["engineLimit"] = compiled.engine_limit
         for scope in scopes:
             if name in scope.evaluated:
                 value = scope.evaluated[name]
                 entry["evaluated"] = True
                 if isinstance(value, cel.EvaluationError):
                     entry["error"] = str(value)
+                    entry["engineLimit"] = value.engine_limit
                 else:
-                    entry["value"] = value
+                    entry["value"] = cel.display_value(compiled, value)
                 break
         out.append(entry)
     return out
@@ -331,10 +338,10 @@ def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, trac
                 errors = [OUT_OF_BUDGET]
                 any_false = False
                 out.match_conditions.append({"name": name, "expression": compiled.expression, "result": None,
-                                             "error": errors[0], "cost": rec.cost})
+                                             "error": errors[0], "cost": rec.cost, "engineLimit": False})
                 break
             out.match_conditions.append({"name": name, "expression": compiled.expression, "result": rec.result,
-                                         "error": rec.error, "cost": rec.cost})
+                                         "error": rec.error, "cost": rec.cost, "engineLimit": rec.engine_limit})
             if rec.error is not None:
                 errors.append(rec.error)
             elif rec.result is False:
@@ -386,13 +393,15 @@ def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, trac
                 message_budget_error = OUT_OF_BUDGET
                 break
     if budget_error is not None:
+        # validator.go returns at once: no message, no decision per validation, no audit annotations.
         out.decisions = [PolicyDecision(err_action, ERROR, budget_error)]
-    else:
-        for i, ((validation, compiled, _), rec) in enumerate(zip(policy.validations, records, strict=True)):
-            msg_rec = messages[i] if i < len(messages) else None
-            decision = _decide(i, validation, compiled, rec, msg_rec, message_budget_error, err_action)
-            out.decisions.append(decision)
-            out.validations.append(_validation_record(i, validation, compiled, rec, msg_rec, decision))
+        out.variables = _variable_records(policy, scopes)
+        return out
+    for i, ((validation, compiled, _), rec) in enumerate(zip(policy.validations, records, strict=True)):
+        msg_rec = messages[i] if i < len(messages) else None
+        decision = _decide(i, validation, compiled, rec, msg_rec, message_budget_error, err_action)
+        out.decisions.append(decision)
+        out.validations.append(_validation_record(i, validation, compiled, rec, msg_rec, decision))
 
     # auditAnnotations: fresh budget, the full Namespace, no authorizer.
     if policy.audit_annotations:
@@ -468,6 +477,7 @@ def _validation_record(
         "reason": decision.reason,
         "cost": rec.cost,
         "elapsedMicroseconds": rec.elapsed_us,
+        "engineLimit": rec.engine_limit,
     }
     if msg_rec is not None:
         entry["messageExpression"] = {
@@ -475,6 +485,7 @@ def _validation_record(
             "value": msg_rec.result if msg_rec.error is None else None,
             "error": msg_rec.error,
             "cost": msg_rec.cost,
+            "engineLimit": msg_rec.engine_limit,
         }
     return entry
 

@@ -29,9 +29,15 @@ def pytest_collection_modifyitems(items):
 
 
 @pytest.fixture(scope="session")
-def base_url():
-    """Serve the app from a thread on a free port of 127.0.0.1."""
-    server = make_server("127.0.0.1", 0, create_app({"TESTING": True}), threaded=True)
+def base_url(tmp_path_factory):
+    """Serve the app from a thread on a free port of 127.0.0.1, sharing into a throwaway SQLite store."""
+    data_dir = str(tmp_path_factory.mktemp("browser-data"))
+    yield from serve(create_app({"TESTING": True, "DATA_DIR": data_dir, "DATABASE_URL": ""}))
+
+
+def serve(app):
+    """Serve an app from a thread on a free port of 127.0.0.1; yield its URL, then stop it (a fixture body)."""
+    server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_port}"

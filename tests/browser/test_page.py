@@ -29,7 +29,7 @@ def replace_line_end(page, pane, text, remove, insert):
 
 def test_page_loads_with_seven_editors_and_a_result(page):
     page.goto("/")
-    assert page.locator(".CodeMirror").count() == 7
+    assert page.locator("#editors .CodeMirror").count() == 7
     assert page.locator(".CodeMirror-linenumber").first.is_visible()
     assert page.locator(".cm-atom").first.is_visible()  # YAML keys are highlighted
     assert page.locator("#result").get_attribute("data-decision") == "denied"

@@ -5,6 +5,18 @@ compiled against a declared environment, their result type checked exactly, and 
 plain JSON-like values. Composited variables are evaluated lazily, once per activation, as
 pkg/cel/lazy does: the engine has no lazy bindings, so each ``variables.<name>`` is rewritten into a
 call of a declared function whose implementation evaluates the variable on first use.
+
+Two environments per set of declarations. The checking one declares ``request`` and
+``namespaceObject`` as the apiserver does, as the object types ``kubernetes.AdmissionRequest`` and
+``kubernetes.Namespace`` (compile.go BuildRequestType / BuildNamespaceType; the message types are
+those of :mod:`app.vap.schemas.decltypes`): an unknown field is a compile error and result types
+are the declared ones. The engine would read a value of a message type with protobuf semantics
+(an absent field as its default), while the apiserver hands the JSON form of the request and the
+namespace to the expression, so the program that runs is compiled in a second environment where
+every root is ``dyn``: absent fields stay ``no such key``.
+
+Caches, each bounded (least recently used entries are dropped): :data:`ENVIRONMENT_CACHE_SIZE`
+environments of each kind, and :data:`COMPILE_CACHE_SIZE` compiled expressions.
 """
 
 from __future__ import annotations
@@ -40,6 +52,12 @@ _EXPECTED_TYPES: dict[str, tuple[str, ...] | None] = {
 class EvaluationError(Exception):
     """A CEL run-time error, with the text cel-go would give."""
 
+    @property
+    def engine_limit(self) -> bool:
+        """True when the error comes from a limit of the playground's engine that kube-apiserver does
+        not have (its comprehension iteration budget, nesting depth ...): the apiserver would go on."""
+        return library.is_engine_limit(str(self))
+
 
 @dataclass(frozen=True)
 class CompileIssue:
@@ -57,9 +75,14 @@ class Declarations:
     version: str = library.DEFAULT_VERSION
     params: bool = False
     authorizer: bool = True
-    # (name, engine type signature) of the composited variables visible to the expression, in order;
-    # None when `variables` is not declared at all (matchConditions).
-    variables: tuple[tuple[str, str], ...] | None = ()
+    # The composited variables visible to the expression, in order: (name, engine type signature), or
+    # (name, checked type, run-time type) as variable_declaration() gives them; None when `variables` is
+    # not declared at all (matchConditions).
+    variables: tuple[tuple[str, ...], ...] | None = ()
+    # Declared types of the roots (object, oldObject, params, request, namespaceObject) and the descriptor
+    # pool holding them, for type checking against schemas (app.vap.schemas.decltypes.TypedRoots); None:
+    # object, oldObject and params are dyn, request and namespaceObject the apiserver's types.
+    types: Any = None
 
 
 @dataclass
@@ -71,10 +94,25 @@ class Compiled:
     program: Any = None
     type_name: str = "dyn"
     engine_type: str = "DYN"
+    # the type of the value the program gives (every root dyn at run time): what a variable returns
+    runtime_type: str = "DYN"
     # the apiserver's detail: "compilation failed: ERROR: <input>:1:1: ..." or "must evaluate to bool but got dyn"
     error: str | None = None
     issues: tuple[CompileIssue, ...] = ()
     uses_variables: tuple[str, ...] = ()
+    # the checked program as written (the cost estimate reads it; ``program`` may be rewritten)
+    checked_program: Any = None
+    # a result may hold optional values: converted element by element (see to_python)
+    holds_optionals: bool = False
+    # why the program must not or cannot run (the engine would crash on it, or could not compile an
+    # expression the apiserver accepts): an engine-limit error text, reported when it is evaluated
+    unsafe: str | None = None
+
+    @property
+    def engine_limit(self) -> bool:
+        """True when the expression fails only because of a limit of the playground's engine."""
+        text = self.error if self.error is not None else self.unsafe
+        return text is not None and library.is_engine_limit(text)
 
 
 # --------------------------------------------------------------------------------------------
@@ -102,10 +140,49 @@ def _variable_impl(name: str) -> Callable[[], Any]:
 
 _env_lock = threading.Lock()
 
+# Environments kept of each kind (checking, running): about 0.2 MB each.
+ENVIRONMENT_CACHE_SIZE = 128
+# Compiled expressions kept (the key holds the text; a value holds one or two programs, some 10 KB).
+COMPILE_CACHE_SIZE = 2048
 
-@lru_cache(maxsize=512)
+
+def _admission_types() -> Any:
+    """The declared types of ``request`` and ``namespaceObject`` (the other roots dyn), with their pool."""
+    from ..schemas.decltypes import typed_roots  # the schemas package builds on this one's library
+
+    return typed_roots(None, None)
+
+
+@lru_cache(maxsize=ENVIRONMENT_CACHE_SIZE)
 def environment(decls: Declarations) -> Any:
-    """Build (once) the engine environment for a set of declarations."""
+    """Build (once) the environment expressions are checked in: ``request`` and ``namespaceObject``
+    typed as in the apiserver (and every root of ``decls.types`` typed as given)."""
+    return _build_environment(decls, typed=True)
+
+
+@lru_cache(maxsize=ENVIRONMENT_CACHE_SIZE)
+def runtime_environment(decls: Declarations) -> Any:
+    """The environment programs run in: every root ``dyn``, so values keep JSON semantics. With
+    ``decls.types`` (type checking against schemas, which never runs a program) the checking one."""
+    if decls.types is not None:
+        return environment(decls)
+    return _build_environment(decls, typed=False)
+
+
+def variable_declaration(name: str, compiled: Compiled) -> tuple[str, str, str]:
+    """A composited variable as the expressions after it see it (an entry of ``Declarations.variables``):
+    its name, its checked type and the type of the value its program gives."""
+    if compiled.program is None:
+        return name, "DYN", "DYN"
+    return name, compiled.engine_type, compiled.runtime_type
+
+
+def _variable_signature(entry: Sequence[str], typed: bool) -> str:
+    # an entry is (name, type) or (name, checked type, run-time type)
+    return entry[1] if typed or len(entry) < 3 else entry[2]
+
+
+def _build_environment(decls: Declarations, *, typed: bool) -> Any:
     variables: dict[str, Any] = {
         "object": cel.Type.DYN,
         "oldObject": cel.Type.DYN,
@@ -117,24 +194,33 @@ def environment(decls: Declarations) -> Any:
     if decls.authorizer:
         variables.update(library.authorizer_variables(decls.version))
     functions = list(library.function_decls(decls.version))
-    for name, signature in decls.variables or ():
+    for entry in decls.variables or ():
+        name, signature = entry[0], _variable_signature(entry, typed)
+        encoded = _encoded_signature(signature)
+        if encoded is not None and "TYPE<" in encoded:
+            encoded = None  # the engine takes type values neither as declared results nor from Python
         functions.append(
             cel.FunctionDecl(
                 _variable_function_name(name),
                 [
                     cel.Overload(
                         _variable_function_name(name),
-                        _engine_type(signature),
+                        _engine_type(encoded if encoded is not None else "DYN"),
                         [],
                         impl=_variable_impl(name),
                     )
                 ],
             )
         )
+    pool = library.descriptor_pool()
+    if typed:
+        roots = decls.types if decls.types is not None else _admission_types()
+        variables.update({k: t for k, t in roots.variable_types().items() if k in variables})
+        pool = roots.pool
     config = cel.NewEnvConfigFromYaml(library.environment_yaml(decls.version))
     with _env_lock:
         return cel.NewEnv(
-            descriptor_pool=library.descriptor_pool(),
+            descriptor_pool=pool,
             config=config,
             extensions=library.extensions(decls.version),
             variables=variables,
@@ -179,43 +265,92 @@ def _engine_type(signature: str) -> Any:
 
 def type_name(engine_type: str) -> str:
     """Render an engine type signature the way cel-go names the type (``list(int)``, ``dyn`` ...)."""
-    s = engine_type.strip()
-    scalar = {
-        "BOOL": "bool",
-        "INT": "int",
-        "UINT": "uint",
-        "DOUBLE": "double",
-        "STRING": "string",
-        "BYTES": "bytes",
-        "NULL": "null_type",
-        "DYN": "dyn",
-        "TIMESTAMP": "google.protobuf.Timestamp",
-        "DURATION": "google.protobuf.Duration",
-        "ERROR": "*error*",
-    }
-    if s in scalar:
-        return scalar[s]
-    m = re.fullmatch(r"(LIST|MAP|TYPE|optional_type)<(.*)>", s)
+    return library.type_display_name(engine_type)
+
+
+_split_type_args = library.split_type_args
+
+
+# --------------------------------------------------------------------------------------------
+# Optional values through composited variables
+#
+# The engine cannot hand an optional value to Python or take one back, and a variable's value goes
+# through Python (it is evaluated once, cached, and returned by the function its references are
+# rewritten into). A variable whose type holds optionals is therefore evaluated in an encoded form
+# (each optional(T) as a list of zero or one T) and decoded where it is referenced
+# (``list[?0]`` gives the optional back). Maps of optionals cannot be encoded without
+# ``transformMap``, which the engine cannot run: such a variable fails with an engine-limit error.
+
+_OPTIONAL_SIGNATURE = re.compile(r"^optional_type<(.*)>$")
+_LIST_SIGNATURE = re.compile(r"^LIST<(.*)>$")
+
+
+def _holds_optional(signature: str) -> bool:
+    return "optional_type<" in signature
+
+
+def _encoded_signature(signature: str) -> str | None:
+    """The type of a variable's encoded value (None: it cannot be encoded)."""
+    if not _holds_optional(signature):
+        return signature
+    m = _OPTIONAL_SIGNATURE.match(signature)
     if m:
-        outer, inner = m.groups()
-        args = ", ".join(type_name(a) for a in _split_type_args(inner))
-        name = {"LIST": "list", "MAP": "map", "TYPE": "type", "optional_type": "optional_type"}[outer]
-        return f"{name}({args})"
-    return s
+        inner = _encoded_signature(m.group(1))
+        return None if inner is None else f"LIST<{inner}>"
+    m = _LIST_SIGNATURE.match(signature)
+    if m:
+        inner = _encoded_signature(m.group(1))
+        return None if inner is None else f"LIST<{inner}>"
+    return None
 
 
-def _split_type_args(inner: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(inner):
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(inner[start:i])
-            start = i + 1
-    parts.append(inner[start:])
-    return [p.strip() for p in parts]
+def _encode_text(signature: str, text: str, depth: int = 0) -> str:
+    """CEL text that turns the value of ``text`` (of type ``signature``) into its encoded form."""
+    if not _holds_optional(signature):
+        return text
+    var = f"__playground_v{depth}"
+    m = _OPTIONAL_SIGNATURE.match(signature)
+    if m:
+        return f"({text}).optMap({var}, [{_encode_text(m.group(1), var, depth + 1)}]).orValue([])"
+    m = _LIST_SIGNATURE.match(signature)
+    if m:
+        return f"({text}).map({var}, {_encode_text(m.group(1), var, depth + 1)})"
+    return text
+
+
+def _decode_text(signature: str, text: str, depth: int = 0) -> str:
+    """CEL text that turns an encoded value ``text`` back into a value of type ``signature``."""
+    if not _holds_optional(signature):
+        return text
+    var = f"__playground_v{depth}"
+    m = _OPTIONAL_SIGNATURE.match(signature)
+    if m:
+        if not _holds_optional(m.group(1)):
+            return f"{text}[?0]"
+        return f"{text}.map({var}, {_decode_text(m.group(1), var, depth + 1)})[?0]"
+    m = _LIST_SIGNATURE.match(signature)
+    if m:
+        return f"{text}.map({var}, {_decode_text(m.group(1), var, depth + 1)})"
+    return text
+
+
+def _decode_value(signature: str, value: Any) -> Any:
+    """A display form of an encoded value: optionals as ``optional.none()`` / ``{"optional.of": v}``."""
+    if not _holds_optional(signature) or not isinstance(value, list):
+        return value
+    m = _OPTIONAL_SIGNATURE.match(signature)
+    if m:
+        return {"optional.of": _decode_value(m.group(1), value[0])} if value else "optional.none()"
+    m = _LIST_SIGNATURE.match(signature)
+    if m:
+        return [_decode_value(m.group(1), v) for v in value]
+    return value
+
+
+def display_value(compiled: Compiled, value: Any) -> Any:
+    """A JSON-ready display form of an evaluation result of ``compiled``: library values read as
+    the CEL that builds them, optionals as ``optional.none()`` / ``{"optional.of": ...}``."""
+    return library.render_value(_decode_value(compiled.engine_type, value))
 
 
 # --------------------------------------------------------------------------------------------
@@ -258,52 +393,73 @@ def _code_spans(text: str) -> list[tuple[int, int]]:
 _VARIABLE_REF = re.compile(r"(?<![\w.])variables\s*\.\s*([_a-zA-Z][_a-zA-Z0-9]*)(?!\s*\()")
 
 
+_PRESENCE_TEST = re.compile(r"(?<![\w.])has\s*\(\s*$")
+_CLOSE = re.compile(r"\s*\)")
+
+
 @dataclass
 class _Rewrite:
+    """A text with its ``variables.<name>`` references rewritten, and the way back to the original."""
+
     text: str
-    # (position in rewritten text, shift to add to get the original position) from that point on
-    shifts: list[tuple[int, int]] = field(default_factory=list)
+    # (start, end) in the rewritten text, (start, end) in the original, original offset of the '.'
+    spans: list[tuple[int, int, int, int, int]] = field(default_factory=list)
     used: tuple[str, ...] = ()
     unknown: tuple[tuple[str, int], ...] = ()  # (name, original offset of the '.')
 
     def original_offset(self, offset: int) -> int:
+        """The offset in the original text of an offset in the rewritten one; a position inside a
+        replacement is the '.' of ``variables.<name>``, where cel-go reports a selection."""
         shift = 0
-        for at, s in self.shifts:
-            if offset >= at:
-                shift = s
+        for new_start, new_end, _, orig_end, dot in self.spans:
+            if offset < new_start:
+                break
+            if offset < new_end:
+                return dot
+            shift = orig_end - new_end
         return offset + shift
 
 
-def _rewrite_variables(text: str, known: Sequence[str]) -> _Rewrite:
+def _rewrite_variables(text: str, known: Sequence[tuple[str, ...]]) -> _Rewrite:
+    """Rewrite each ``variables.<name>`` of a known variable into the call that evaluates it lazily
+    (decoded when its value holds optionals); note unknown names."""
+    signatures = {entry[0]: entry[1] for entry in known}
     out: list[str] = []
-    shifts: list[tuple[int, int]] = []
+    spans: list[tuple[int, int, int, int, int]] = []
     used: list[str] = []
     unknown: list[tuple[str, int]] = []
     pos = 0
-    delta = 0  # original - rewritten
+    length = 0  # length of the rewritten text so far
     for start, end in _code_spans(text):
         for m in _VARIABLE_REF.finditer(text, start, end):
             name = m.group(1)
-            if name not in known:
-                unknown.append((name, text.index(".", m.start())))
+            dot = text.index(".", m.start())
+            if name not in signatures:
+                unknown.append((name, dot))
                 continue
-            out.append(text[pos : m.start()])
-            replacement = _variable_function_name(name) + "()"
+            call = _variable_function_name(name) + "()"
+            replacement = call if not _holds_optional(signatures[name]) else f"({_decode_text(signatures[name], call)})"
+            begin, finish = m.start(), m.end()
+            presence = _PRESENCE_TEST.search(text, 0, begin), _CLOSE.match(text, finish)
+            if presence[0] and presence[1] and presence[0].end() == begin:
+                # has(variables.x) evaluates x (pkg/cel/lazy MapValue.Find): true, or x's error
+                begin, finish, replacement = presence[0].start(), presence[1].end(), f"([{call}].size() == 1)"
+            out.append(text[pos:begin])
+            length += begin - pos
+            spans.append((length, length + len(replacement), begin, finish, dot))
             out.append(replacement)
-            pos = m.end()
-            new_end = sum(len(p) for p in out)
-            delta += (m.end() - m.start()) - len(replacement)
-            shifts.append((new_end, delta))
+            length += len(replacement)
+            pos = finish
             if name not in used:
                 used.append(name)
     out.append(text[pos:])
-    return _Rewrite("".join(out), shifts, tuple(used), tuple(unknown))
+    return _Rewrite("".join(out), spans, tuple(used), tuple(unknown))
 
 
 # --------------------------------------------------------------------------------------------
 # Compiling
 
-_ISSUE_HEAD = re.compile(r"^ERROR: <input>:(\d+):(\d+): (.*)$")
+_ISSUE_HEAD = re.compile(r"^ERROR: <input>:(-?\d+):(-?\d+): (.*)$")
 
 
 def _parse_issues(text: str) -> list[CompileIssue]:
@@ -315,8 +471,10 @@ def _parse_issues(text: str) -> list[CompileIssue]:
         m = _ISSUE_HEAD.match(line)
         if m:
             current = [m.group(3)]
-            issues.append(CompileIssue(int(m.group(1)), int(m.group(2)), ""))
-            issues[-1] = CompileIssue(issues[-1].line, issues[-1].column, m.group(3))
+            # the engine's own limits carry no position (-1:-1): the whole expression is at fault
+            issue = CompileIssue(max(1, int(m.group(1))), max(1, int(m.group(2))), m.group(3))
+            if issue not in issues:
+                issues.append(issue)
         elif current is not None and not line.startswith(" | "):
             # a message that spans lines (rare): keep it on the issue
             last = issues[-1]
@@ -350,38 +508,66 @@ def _offset(text: str, line: int, column: int) -> int:
     return sum(len(x) + 1 for x in lines[: line - 1]) + column - 1
 
 
-@lru_cache(maxsize=4096)
+_INTERNAL_NAME = re.compile(r"(?<![\w.])(__playground_\w*|" + re.escape(library.INTERNAL_PREFIX) + r"\w*)(\s*\()?")
+
+
+def _internal_names(text: str) -> list[tuple[str, int]]:
+    """Names reserved for the playground's own rewriting, used in an expression's code, each with the
+    offset cel-go reports an undeclared one at (a call's '(', else the identifier)."""
+    return [
+        (m.group(1), m.end() - 1 if m.group(2) else m.start())
+        for start, end in _code_spans(text)
+        for m in _INTERNAL_NAME.finditer(text, start, end)
+    ]
+
+
+def _engine_issues(text: str, rewrite: _Rewrite, expression: str, decls: Declarations) -> list[CompileIssue]:
+    """The issues of an engine compile error, positioned in the original expression, in cel-go's words."""
+    issues = []
+    for issue in _parse_issues(text):
+        if decls.variables is not None and re.match(r"undeclared reference to 'variables[.']", issue.message):
+            continue  # reported by the caller as cel-go does: an undefined field of `variables`
+        offset = rewrite.original_offset(_offset(rewrite.text, issue.line, issue.column))
+        line, col = _line_col(expression, offset)
+        issue = CompileIssue(line, col, _translate_compile_message(issue.message))
+        issues.append(_member_signature(_undeclared_root(issue, expression), expression))
+    return issues
+
+
+@lru_cache(maxsize=COMPILE_CACHE_SIZE)
 def compile_expression(expression: str, kind: str, decls: Declarations) -> Compiled:
     """Compile one expression of a kind (validation, messageExpression, ...) in an environment."""
     env = environment(decls)
-    known = [name for name, _ in decls.variables or ()]
-    rewrite = _rewrite_variables(expression, known) if decls.variables is not None else _Rewrite(expression)
+    rewrite = _rewrite_variables(expression, decls.variables) if decls.variables is not None else _Rewrite(expression)
     compiled = Compiled(expression=expression, kind=kind, uses_variables=rewrite.used)
     issues: list[CompileIssue] = []
     program = None
     try:
         program = env.compile(rewrite.text)
     except Exception as exc:  # the engine reports parse and check errors as one exception text
-        for issue in _parse_issues(str(exc)):
-            if decls.variables is not None and re.match(r"undeclared reference to 'variables[.']", issue.message):
-                continue  # reported below as cel-go does: an undefined field of `variables`
-            offset = rewrite.original_offset(_offset(rewrite.text, issue.line, issue.column))
-            line, col = _line_col(expression, offset)
-            issues.append(_undeclared_root(CompileIssue(line, col, _translate_compile_message(issue.message)),
-                                           expression))
+        limit = library.compile_limit_error(str(exc))
+        if limit is not None:
+            # the engine cannot compile what the apiserver accepts: not an error of the policy, and
+            # reported when the expression is evaluated
+            compiled.unsafe = limit
+            return compiled
+        issues.extend(_engine_issues(str(exc), rewrite, expression, decls))
     for name, dot in rewrite.unknown:
         line, col = _line_col(expression, dot)
         issues.append(CompileIssue(line, col, f"undefined field '{name}'"))
+    for name, at in _internal_names(expression):
+        if not any(i.message.startswith(f"undeclared reference to '{name}'") for i in issues):
+            line, col = _line_col(expression, at)
+            issues.append(CompileIssue(line, col, f"undeclared reference to '{name}' (in container '')"))
+    if not issues:
+        issues.extend(
+            library.check_expression(
+                program, rewrite.text, decls.version,
+                locate=lambda offset: _line_col(expression, rewrite.original_offset(offset)),
+            )
+        )
     if issues:
-        issues.sort(key=lambda i: (i.line, i.column))
-        compiled.issues = tuple(issues)
-        compiled.error = "compilation failed: " + render_issues(expression, issues)
-        return compiled
-    extra = library.check_expression(program, expression, decls.version)
-    if extra:
-        compiled.issues = tuple(extra)
-        compiled.error = "compilation failed: " + render_issues(expression, extra)
-        return compiled
+        return _failed(compiled, issues)
     engine_type = program.return_type().name()
     compiled.engine_type = engine_type
     compiled.type_name = type_name(engine_type)
@@ -392,20 +578,75 @@ def compile_expression(expression: str, kind: str, decls: Declarations) -> Compi
         else:
             compiled.error = f"must evaluate to one of [{' '.join(expected)}] but got {compiled.type_name}"
         return compiled
-    guarded = _guard_presence_tests(rewrite.text)
-    if guarded != rewrite.text:
+    compiled.checked_program = program
+    runtime_env = runtime_environment(decls)
+    runtime_checked = program
+    if runtime_env is not env:
         try:
-            program = env.compile(guarded)
-        except Exception:  # keep the unguarded program: same result except for has() on null
-            pass
-    compiled.program = program
-    _program_source[id(program)] = expression
+            runtime_checked = runtime_env.compile(rewrite.text)
+        except Exception as exc:  # not seen: what type-checks with declared types also does with dyn ones
+            return _failed(compiled, _engine_issues(str(exc), rewrite, expression, decls))
+    compiled.runtime_type = runtime_checked.return_type().name()
+    compiled.program = _runtime_program(runtime_env, runtime_checked, rewrite.text, engine_type)
+    compiled.holds_optionals = library.may_hold_optionals(compiled.program)
+    if compiled.holds_optionals and library.optional_maps_reach_python(compiled.program):
+        compiled.unsafe = library.OPTIONAL_ARGUMENT
     return compiled
+
+
+def _failed(compiled: Compiled, issues: list[CompileIssue]) -> Compiled:
+    issues.sort(key=lambda i: (i.line, i.column))
+    compiled.issues = tuple(issues)
+    compiled.error = "compilation failed: " + render_issues(compiled.expression, issues)
+    return compiled
+
+
+def _runtime_program(env: Any, checked: Any, text: str, engine_type: str) -> Any:
+    """The program to evaluate: presence tests on the roots guarded, a value holding optionals
+    encoded (see display_value), and the library's rewriting of the checked AST applied."""
+    runtime_text = _guard_presence_tests(text)
+    encoded = _holds_optional(engine_type) and _encoded_signature(engine_type) is not None
+    if encoded:
+        runtime_text = _encode_text(engine_type, runtime_text + "\n")
+    program = checked
+    if runtime_text != text:
+        try:
+            program = env.compile(runtime_text)
+        except Exception:  # keep the checked program: same result except for has() on a null root
+            if encoded:
+                program = env.compile(_encode_text(engine_type, text + "\n"))
+    return library.rewrite(program, env.deserialize)
 
 
 _UNDECLARED_PATH = re.compile(
     r"^undeclared reference to '([_a-zA-Z][_a-zA-Z0-9]*)((?:\.[_a-zA-Z][_a-zA-Z0-9]*)+)'(.*)$", re.S
 )
+
+
+_NO_OVERLOAD = re.compile(r"^found no matching overload for '([_a-zA-Z][_a-zA-Z0-9]*)' applied to '\((.*)\)'$", re.S)
+
+
+def _member_signature(issue: CompileIssue, source: str) -> CompileIssue:
+    """cel-go writes a receiver call's argument types as ``string.(int)``; the engine as ``(string, int)``."""
+    m = _NO_OVERLOAD.match(issue.message)
+    if not m:
+        return issue
+    fn = m.group(1)
+    lines = source.split("\n")
+    if not 1 <= issue.line <= len(lines):
+        return issue
+    line = lines[issue.line - 1]
+    paren = issue.column - 1  # the error is reported at the call's '('
+    start = paren - len(fn)
+    if line[paren : paren + 1] != "(" or start < 0 or line[start:paren] != fn:
+        return issue
+    if not line[:start].rstrip().endswith("."):
+        return issue
+    args = [a for a in library.split_type_args(m.group(2), "(", ")") if a]
+    if not args:
+        return issue
+    signature = f"{args[0]}.({', '.join(args[1:])})"
+    return CompileIssue(issue.line, issue.column, f"found no matching overload for '{fn}' applied to '{signature}'")
 
 
 def _undeclared_root(issue: CompileIssue, source: str) -> CompileIssue:
@@ -441,8 +682,9 @@ def _guard_presence_tests(text: str) -> str:
 
 
 def _translate_compile_message(message: str) -> str:
-    # the rewritten call names must never leak into a message
-    return re.sub(r"__playground_variable_(\w+)\(\)", r"variables.\1", message)
+    # the rewritten call names must never leak into a message; the engine's limits are named as such
+    message = re.sub(r"__playground_variable_(\w+)\(\)", r"variables.\1", message)
+    return library.translate_compile_message(message)
 
 
 # --------------------------------------------------------------------------------------------
@@ -467,16 +709,19 @@ class VariableScope:
         compiled = self._variables.get(name)
         if compiled is None:
             err = EvaluationError(f'composited variable "{name}" fails to evaluate: no such key: {name}')
+        elif compiled.unsafe:
+            err = EvaluationError(f'composited variable "{name}" fails to evaluate: {compiled.unsafe}')
         elif compiled.program is None:
             err = EvaluationError(f'composited variable "{name}" fails to compile: {compiled.error}')
         else:
             try:
-                value = _run(compiled.program, self._data, self)
+                value = _run(compiled, self._data, self)
             except EvaluationError as exc:
                 err = EvaluationError(f'composited variable "{name}" fails to evaluate: {exc}')
             else:
-                self._cache[name] = value
                 self.evaluated[name] = value
+                value = library.to_engine(value)  # sub-microsecond digits are lost already
+                self._cache[name] = value
                 return value
         self._cache[name] = err
         self.evaluated[name] = err
@@ -502,35 +747,45 @@ def _activation_env() -> Any:
     return cel.NewEnv(descriptor_pool=library.descriptor_pool())
 
 
-def _run(program: Any, data: Mapping[str, Any] | Activation, scope: VariableScope | None) -> Any:
+# A result the engine cannot hand to Python: an optional where the checked type does not show one
+# (a dyn-typed optional, an optional inside a map).
+UNCONVERTIBLE_VALUE = (
+    "the playground's CEL engine cannot convert this value (it holds an optional value where the type "
+    "does not show one, or inside a map); kube-apiserver has no such limit and would use it"
+)
+
+
+def _run(compiled: Compiled, data: Mapping[str, Any] | Activation, scope: VariableScope | None) -> Any:
     token = _current_scope.set(scope)
     try:
         if isinstance(data, Activation):
-            result = program.eval(activation=data.engine())
+            result = compiled.program.eval(activation=data.engine())
             data = data.data
         else:
-            result = program.eval(data=data)
+            result = compiled.program.eval(data=data)
     except Exception as exc:  # the engine raises, rather than returns, some errors (its own limits)
         raise EvaluationError(library.translate_runtime_error(str(exc))) from exc
     finally:
         _current_scope.reset(token)
-    if result.type().name() == "ERROR":
-        raise EvaluationError(_activation_error(str(result.value()), program, data))
-    return to_python(result)
+    try:
+        if result.type().name() == "ERROR":  # an optional value reads as ERROR too, without an error text
+            raise EvaluationError(_activation_error(str(result.value()), compiled.expression, data))
+        return to_python(result, careful=compiled.holds_optionals)
+    except TypeError as exc:
+        raise EvaluationError(UNCONVERTIBLE_VALUE) from exc
 
 
 _MISSING_VALUE = re.compile(r'^(?:[A-Z_]+: )?No value with name "([^"]+)" found in Activation$')
 _SELECT_ON_NULL = "Applying SELECT to non-message type"
 
 
-def _activation_error(text: str, program: Any, data: Mapping[str, Any]) -> str:
+def _activation_error(text: str, source: str, data: Mapping[str, Any]) -> str:
     """Translate an engine error, naming what the engine leaves out (the missing attribute or key)."""
     m = _MISSING_VALUE.match(text)
     if m:
         return f"no such attribute(s): {m.group(1)}"
     if text.endswith(_SELECT_ON_NULL):
         # cel-go reports a field selected on null (object on DELETE, oldObject on CREATE) as a missing key.
-        source = _program_source.get(id(program), "")
         for m in re.finditer(r"(?<![\w.])(object|oldObject|params|namespaceObject)\s*\.\??\s*([_a-zA-Z]\w*)", source):
             if m.group(1) in data and data[m.group(1)] is None:
                 return f"no such key: {m.group(2)}"
@@ -538,16 +793,29 @@ def _activation_error(text: str, program: Any, data: Mapping[str, Any]) -> str:
     return library.translate_runtime_error(text)
 
 
-_program_source: dict[int, str] = {}
+def to_python(value: Any, careful: bool = False) -> Any:
+    """Convert an engine value into plain Python (dict, list, str, int, float, bool, None ...).
 
-
-def to_python(value: Any) -> Any:
-    """Convert an engine value into plain Python (dict, list, str, int, float, bool, None ...)."""
+    ``careful``: the value may hold optionals, which the engine's own conversion cannot handle (it
+    fails on a list holding one and crashes on a map holding one): containers are then walked here,
+    and an optional inside raises TypeError.
+    """
+    if not careful:
+        return value.plain_value()
+    kind = value.type().name()
+    if kind == "ERROR":  # an optional (an error value cannot sit inside a container)
+        raise TypeError("optional value")
+    if kind.startswith("LIST"):
+        return [to_python(v, careful=True) for v in value.value()]
+    if kind.startswith("MAP"):
+        return {k: to_python(v, careful=True) for k, v in value.value().items()}
     return value.plain_value()
 
 
 def evaluate(compiled: Compiled, data: Mapping[str, Any] | Activation, scope: VariableScope | None = None) -> Any:
     """Evaluate a compiled expression; raise EvaluationError with cel-go's text on failure."""
+    if compiled.unsafe:
+        raise EvaluationError(compiled.unsafe)
     if compiled.program is None:
         raise EvaluationError(f"compilation error: {compiled.error}")
-    return _run(compiled.program, data, scope)
+    return _run(compiled, data, scope)

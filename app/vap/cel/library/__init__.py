@@ -4,48 +4,64 @@ Mirrors k8s.io/apiserver/pkg/cel/environment/base.go (which options each version
 k8s.io/apiserver/pkg/cel/library (the Kubernetes functions). The engine adapter, :mod:`app.vap.cel`,
 builds its environments only from what this package returns:
 
-* ``environment_yaml(version)`` -> the engine config (standard extensions, excluded std functions);
+* ``environment_yaml(version)`` -> the engine config (standard extensions, excluded std functions,
+  and the few declarations only the config can express: optional result types);
 * ``function_decls(version)`` -> the Kubernetes functions, for ``NewEnv(functions=...)``;
 * ``extensions(version)`` -> functions whose names the standard library or an extension already
   declares (``indexOf``, ``string``, ``hasValue`` ...), for ``NewEnv(extensions=...)``, which merges;
 * ``authorizer_variables(version)`` / ``authorizer_activation(...)`` -> declarations and values;
 * ``descriptor_pool()`` -> the protobuf pool with the library's value types;
 * ``check_expression(...)`` -> the apiserver's extra compile-time checks;
+* ``rewrite(program, deserialize)`` -> the program the engine runs (see ``transform``);
+* ``render_value(value)`` -> a JSON-ready display form of an evaluation result;
 * ``translate_runtime_error(text)`` -> cel-go's wording of an engine run-time error;
 * ``track_cost()`` / ``expression_cost(...)`` -> the cost of one evaluation.
 
 Known differences from kube-apiserver (each also stated where it is implemented):
 
 * Engine limits stricter than the apiserver: 9,999 comprehension iterations per evaluation and a
-  nesting depth of 32; ``translate_runtime_error`` / ``translate_compile_message`` word them as
-  engine limits (``is_engine_limit`` tells them apart). ``transformMap``/``transformMapEntry`` and
+  nesting depth of 32; ``translate_runtime_error`` / ``compile_limit_error`` word them as engine
+  limits (``is_engine_limit`` tells them apart), and an expression the engine cannot compile for
+  such a limit is reported when it is evaluated, not as a compile error. ``transformMap``/``transformMapEntry`` and
   ``lists.range(<negative>)`` fail in the engine; reported as engine limitations too.
-* ``format.named()`` / ``Format.validate()`` return a stand-in optional: ``hasValue()``, ``value()``
-  (typed dyn) and ``optMap`` work; ``orValue()``/``or()`` on them fail at run time with a note.
-* ``list(A).indexOf(A)`` / ``lastIndexOf`` are declared ``list(dyn), dyn``; sum/min/max over
-  ``list(uint)`` return ints at run time; durations/timestamps lose sub-microsecond precision when
-  they pass through a library function.
-* Quantity ``isInteger()``/``asInteger()`` look at the value only (Kubernetes also looks at the
-  internal representation: ``quantity('1000m').isInteger()`` is false there, true here).
-* Optional library: 1.28 gets the engine's optional v1 (``optFlatMap`` compiles; cel-go 0.16 lacked it).
+* Durations/timestamps lose sub-microsecond precision when they pass through a library function.
+* Quantities compare by their representation, not numerically, where the checker cannot see a
+  Quantity (both operands ``dyn``) and inside the engine's own list functions (``sets.*``,
+  ``distinct()``); see ``quantity``.
 * Cost: library calls are charged exactly at run time; the rest is an AST estimate (see ``cost``).
+
+What the engine cannot express directly (optional results of library functions, typed
+``sum``/``min``/``max``, numeric Quantity equality) is rewritten on the checked AST before it runs:
+see ``transform``.
 """
 
 from __future__ import annotations
 
+import datetime
+import math
 from functools import lru_cache
 from typing import Any
 
 from cel_expr_python import cel
 
-from . import authz, comparisons, format, ip, lists, quantity, regex, semver, urls
+from . import authz, comparisons, conversions, format, ip, lists, quantity, regex, semver, urls
 from . import types as _types
 from ._decl import CostTracker
 from .authz import authorizer_activation, authorizer_value, register_backend, request_resource_value
 from .checks import CompileIssue, check_expression
 from .cost import PER_CALL_LIMIT, CostResult, expression_cost, track_cost
-from .errors import ENGINE_LIMIT_NOTE, is_engine_limit, translate_compile_message, translate_runtime_error
-from .versions import DEFAULT_VERSION, SUPPORTED_VERSIONS, environment_yaml, normalize_version, version_tuple
+from .errors import (
+    ENGINE_LIMIT_NOTE,
+    OPTIONAL_ARGUMENT,
+    compile_limit_error,
+    is_engine_limit,
+    translate_compile_message,
+    translate_runtime_error,
+)
+from .transform import INTERNAL_PREFIX, may_hold_optionals, optional_maps_reach_python, rewrite
+from .values import to_engine
+from .versions import DEFAULT_VERSION, SUPPORTED_VERSIONS, normalize_version, version_tuple
+from .versions import environment_yaml as _standard_yaml
 
 __all__ = [
     "CompileIssue",
@@ -53,21 +69,29 @@ __all__ = [
     "CostTracker",
     "DEFAULT_VERSION",
     "ENGINE_LIMIT_NOTE",
+    "INTERNAL_PREFIX",
+    "OPTIONAL_ARGUMENT",
     "PER_CALL_LIMIT",
     "SUPPORTED_VERSIONS",
     "authorizer_activation",
     "authorizer_value",
     "authorizer_variables",
     "check_expression",
+    "compile_limit_error",
     "descriptor_pool",
     "environment_yaml",
     "expression_cost",
     "extensions",
     "function_decls",
     "is_engine_limit",
+    "may_hold_optionals",
+    "optional_maps_reach_python",
     "normalize_version",
     "register_backend",
+    "render_value",
     "request_resource_value",
+    "rewrite",
+    "to_engine",
     "track_cost",
     "translate_compile_message",
     "translate_runtime_error",
@@ -100,20 +124,29 @@ def function_decls(version: str) -> list[Any]:
     return list(_function_decls(version_tuple(version)))
 
 
+def environment_yaml(version: str) -> str:
+    """The engine's YAML configuration for a Kubernetes version: standard extensions, and the
+    library declarations with optional result types."""
+    return _standard_yaml(version) + format.config_yaml(version_tuple(version))
+
+
 @lru_cache(maxsize=32)
 def _extensions(v: tuple[int, int]) -> tuple[Any, ...]:
-    exts = [cel.CelExtension("kubernetes.lists.merged", lists.merged_decls(v))]
-    opt = format.optional_overloads(v)
-    if opt:
-        exts.append(
-            cel.CelExtension("kubernetes.format.optionals", [cel.FunctionDecl(n, ovs) for n, ovs in opt.items()])
-        )
-    return tuple(exts)
+    # the rewriting's own functions (see transform) take dyn arguments: only an extension registers
+    # a Python implementation for those (as the engine's wildcard kind)
+    internal = (
+        lists.internal_decls(v) + quantity.internal_decls(v) + format.internal_decls(v) + conversions.internal_decls(v)
+    )
+    return (
+        cel.CelExtension("kubernetes.lists.merged", lists.merged_decls(v)),
+        cel.CelExtension("kubernetes.playground.rewritten", internal),
+    )
 
 
 def extensions(version: str) -> list[Any]:
-    """Functions that share a name with a standard or extension function; the engine merges
-    declarations only through ``NewEnv(extensions=...)``."""
+    """Functions that share a name with a standard or extension function (the engine merges
+    declarations only through ``NewEnv(extensions=...)``), and the functions the checked AST is
+    rewritten into (see ``transform``)."""
     return list(_extensions(version_tuple(version)))
 
 
@@ -133,13 +166,38 @@ def library_type_names() -> tuple[str, ...]:
 
 
 def render_value(value: Any) -> Any:
-    """A display form of a library value (Quantity, IP, ...) as returned by the engine, or the value."""
+    """A JSON-ready display form of an evaluation result (``Value.plain_value()``), recursively.
+
+    JSON values stay as they are; library values read as the CEL that builds them
+    (``quantity('1.5')``, ``ip('::1')``, ``format.uuid()``); timestamps and durations as cel-go's
+    ``string()`` gives them; bytes as ``b'...'``; types by their name; NaN and infinities as cel-go
+    prints them (``NaN``, ``+Inf``, ``-Inf``), since JSON has no such numbers.
+    """
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "+Inf" if value > 0 else "-Inf"
+        return value
+    if isinstance(value, list | tuple):
+        return [render_value(v) for v in value]
+    if isinstance(value, dict):
+        return {_render_key(k): render_value(v) for k, v in value.items()}
+    if isinstance(value, bytes | bytearray):
+        return _render_bytes(bytes(value))
+    if isinstance(value, datetime.datetime):
+        return _render_timestamp(value)
+    if isinstance(value, datetime.timedelta):
+        return _render_duration(value)
+    if isinstance(value, cel.Type):
+        return type_display_name(value.name())
     name = _types.type_name(value)
     if name is None:
-        return value
+        return str(value)
     if name == _types.QUANTITY:
-        d = quantity.value_of(value).normalized()
-        return f"quantity({d.u}e{d.e})" if d.e else f"quantity({d.u})"
+        return f"quantity('{quantity.value_of(value).decimal_text()}')"
     if name == _types.IP:
         return f"ip('{ip.ip_of(value)}')"
     if name == _types.CIDR:
@@ -153,10 +211,69 @@ def render_value(value: Any) -> Any:
         return f"semver('{core}{'-' + '.'.join(pre) if pre else ''}')"
     if name == _types.FORMAT:
         return f"format.{_types.get(value, 'name')}()"
-    if name == _types.OPTIONAL:
-        if not _types.get(value, "has"):
-            return "optional.none()"
-        if _types.get(value, "kind") == "format":
-            return {"optional.of": f"format.{_types.get(value, 'name')}()"}
-        return {"optional.of": list(_types.get(value, "items"))}
-    return f"<{name}>"
+    wrapped = getattr(value, "value", None)  # google.protobuf wrappers (uint results)
+    if wrapped is not None and name.startswith("google.protobuf."):
+        return render_value(wrapped)
+    return name
+
+
+def _render_key(key: Any) -> Any:
+    rendered = render_value(key)
+    return rendered if isinstance(rendered, str | int | float | bool) or rendered is None else str(rendered)
+
+
+def _render_bytes(value: bytes) -> str:
+    body = "".join(
+        chr(b) if 0x20 <= b < 0x7F and b not in (0x22, 0x5C) else "\\" + chr(b) if b in (0x22, 0x5C) else f"\\x{b:02x}"
+        for b in value
+    )
+    return 'b"' + body + '"'
+
+
+def _render_timestamp(value: datetime.datetime) -> str:
+    if value.tzinfo is not None:
+        value = value.astimezone(datetime.UTC).replace(tzinfo=None)
+    text = value.strftime("%Y-%m-%dT%H:%M:%S")
+    if value.microsecond:
+        text += f".{value.microsecond:06d}".rstrip("0")
+    return text + "Z"
+
+
+def _render_duration(value: datetime.timedelta) -> str:
+    micros = (value.days * 86400 + value.seconds) * 1_000_000 + value.microseconds
+    sign = "-" if micros < 0 else ""
+    seconds, frac = divmod(abs(micros), 1_000_000)
+    return f"{sign}{seconds}{('.' + f'{frac:06d}'.rstrip('0')) if frac else ''}s"
+
+
+def type_display_name(engine_name: str) -> str:
+    """cel-go's name of a type the engine names (``INT`` -> ``int``, ``LIST<INT>`` -> ``list(int)``)."""
+    s = engine_name.strip()
+    scalar = {
+        "BOOL": "bool", "INT": "int", "UINT": "uint", "DOUBLE": "double", "STRING": "string", "BYTES": "bytes",
+        "NULL": "null_type", "DYN": "dyn", "TIMESTAMP": "google.protobuf.Timestamp",
+        "DURATION": "google.protobuf.Duration", "ERROR": "*error*", "TYPE": "type",
+    }  # fmt: skip
+    if s in scalar:
+        return scalar[s]
+    for outer, name in (("LIST<", "list"), ("MAP<", "map"), ("TYPE<", "type"), ("optional_type<", "optional_type")):
+        if s.startswith(outer) and s.endswith(">"):
+            args = ", ".join(type_display_name(a) for a in split_type_args(s[len(outer) : -1]))
+            return f"{name}({args})"
+    return s
+
+
+def split_type_args(inner: str, opening: str = "<", closing: str = ">") -> list[str]:
+    """Split the parameters of a type name (``INT, LIST<INT>``; ``int, list(int)`` with parentheses) at
+    the top-level commas."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(inner):
+        if ch == opening:
+            depth += 1
+        elif ch == closing:
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(inner[start:i])
+            start = i + 1
+    parts.append(inner[start:])
+    return [p.strip() for p in parts]

@@ -231,6 +231,11 @@ def checked_expr(program: Any) -> Any:
         any_msg = any_pb2.Any()
         any_msg.ParseFromString(bytes(raw))
         value = any_msg.value
+    return parse_checked(value)
+
+
+def parse_checked(value: bytes) -> Any:
+    """Parse the bytes of a cel.expr.CheckedExpr."""
     msg = _classes()["CheckedExpr"]()
     msg.ParseFromString(value)
     return msg

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -43,18 +44,19 @@ def _issue_class() -> Any:
         return CompileIssue
 
 
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    # offsets are in code points
+    before = text[:offset]
+    return before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
+
+
 class _Positions:
-    def __init__(self, checked: Any, expression: str) -> None:
+    def __init__(self, checked: Any, expression: str, locate: Callable[[int], tuple[int, int]] | None) -> None:
         self.positions = dict(checked.source_info.positions.items())
-        self.text = expression
+        self.locate = locate or (lambda offset: _line_col(expression, offset))
 
     def line_col(self, expr_id: int) -> tuple[int, int]:
-        offset = self.positions.get(expr_id, 0)
-        # offsets are in code points
-        before = self.text[:offset]
-        line = before.count("\n") + 1
-        col = offset - (before.rfind("\n") + 1) + 1
-        return line, col
+        return self.locate(self.positions.get(expr_id, 0))
 
 
 @lru_cache(maxsize=1)
@@ -89,15 +91,58 @@ def _call_args(e: Any) -> list[Any]:
     return list(e.call_expr.args)
 
 
-def check_expression(program: Any, expression: str, version: str) -> list[Any]:
-    """Run the apiserver's extra compile-time checks; return issues (line, column, message)."""
+# the Kubernetes lists library's list(A).indexOf(A) / lastIndexOf(A), declared list(dyn), dyn here
+_LIST_INDEX_OVERLOADS = {"list_a_index_of_int", "list_a_last_index_of_int"}
+
+
+def _list_element(t: Any) -> Any:
+    if t is not None and t.WhichOneof("type_kind") == "list_type":
+        return t.list_type.elem_type
+    return None
+
+
+def _assignable(to: Any, source: Any) -> bool:
+    """cel-go's type assignability after binding ``A`` to ``to`` (dyn matches anything both ways)."""
+    a, b = to.WhichOneof("type_kind"), source.WhichOneof("type_kind")
+    if a in (None, "dyn", "type_param", "error") or b in (None, "dyn", "type_param", "error"):
+        return True
+    if b == "null":  # null is assignable to the nullable types
+        return a in ("null", "wrapper", "message_type", "well_known", "abstract_type")
+    if a == "wrapper" and b == "primitive":
+        return to.wrapper == source.primitive
+    if a != b:
+        return False
+    if a == "list_type":
+        return _assignable(to.list_type.elem_type, source.list_type.elem_type)
+    if a == "map_type":
+        return _assignable(to.map_type.key_type, source.map_type.key_type) and _assignable(
+            to.map_type.value_type, source.map_type.value_type
+        )
+    if a == "abstract_type":
+        ta, sa = to.abstract_type, source.abstract_type
+        return ta.name == sa.name and len(ta.parameter_types) == len(sa.parameter_types) and all(
+            _assignable(x, y) for x, y in zip(ta.parameter_types, sa.parameter_types, strict=True)
+        )
+    if a == "type":
+        return _assignable(to.type, source.type)
+    return astproto.type_to_string(to) == astproto.type_to_string(source)
+
+
+def check_expression(
+    program: Any, expression: str, version: str, *, locate: Callable[[int], tuple[int, int]] | None = None
+) -> list[Any]:
+    """Run the apiserver's extra compile-time checks; return issues (line, column, message).
+
+    ``expression`` is the text the program was compiled from; ``locate`` turns an offset in it into
+    the (line, column) to report, when that text is a rewriting of what the user wrote.
+    """
     try:
         checked = astproto.checked_expr(program)
     except Exception:  # never block an expression because the AST could not be read
         return []
     v = version_tuple(version)
     issue_cls = _issue_class()
-    pos = _Positions(checked, expression)
+    pos = _Positions(checked, expression, locate)
     type_of = checked.type_map
     issues: list[tuple[int, int, str]] = []
 
@@ -134,6 +179,14 @@ def check_expression(program: Any, expression: str, version: str) -> list[Any]:
                         ok = _literal_ok(fn, value)
                     if not ok:
                         report(args[0].id, f"invalid {fn} argument")
+            if fn in ("indexOf", "lastIndexOf") and call.HasField("target") and len(args) == 1:
+                overloads = set(checked.reference_map[e.id].overload_id) if e.id in checked.reference_map else set()
+                if overloads & _LIST_INDEX_OVERLOADS and not overloads - _LIST_INDEX_OVERLOADS:
+                    target_t, arg_t = type_of.get(call.target.id), type_of.get(args[0].id)
+                    elem = _list_element(target_t)
+                    if elem is not None and arg_t is not None and not _assignable(elem, arg_t):
+                        signature = f"{tname(call.target.id)}.({tname(args[0].id)})"
+                        report(e.id, f"found no matching overload for '{fn}' applied to '{signature}'")
             if fn in ("find", "findAll") and call.HasField("target") and args:
                 is_const, value = _const_value(args[0])
                 if is_const and isinstance(value, str):

@@ -31,6 +31,8 @@ def decls(version: tuple[int, int]) -> list:
             overloads.append(overload(f"{base}_{name}", T.BOOL, [ty, ty]))
         for an, at in numeric:
             for bn, bt in numeric:
+                if an != bn and version < (1, 28):  # CrossTypeNumericComparisons arrived in 1.28
+                    continue
                 oid = f"{base}_{an}" if an == bn else f"{base}_{an}_{bn}"
                 overloads.append(overload(oid, T.BOOL, [at, bt]))
         out.append(function(op, *overloads))

@@ -35,7 +35,7 @@ PER_CALL_LIMIT_MESSAGE = "operation cancelled: actual cost limit exceeded"
 BUDGET_EXCEEDED_MESSAGE = "validation failed due to running out of cost budget, no further validation rules will be run"
 
 _LIBRARY_FUNCTIONS = {
-    "isSorted", "sum", "max", "min", "indexOf", "lastIndexOf", "find", "findAll", "url", "isURL",
+    "isSorted", "sum", "max", "min", "indexOf", "lastIndexOf", "includes", "find", "findAll", "url", "isURL",
     "getScheme", "getHost", "getHostname", "getPort", "getEscapedPath", "getQuery", "quantity",
     "isQuantity", "sign", "asInteger", "isInteger", "asApproximateFloat", "isGreaterThan",
     "isLessThan", "compareTo", "add", "sub", "ip", "isIP", "ip.isCanonical", "family",

@@ -17,6 +17,19 @@ ENGINE_LIMIT_NOTE = (
 )
 
 
+ITERATION_LIMIT = (
+    "iteration budget exceeded: the playground's CEL engine (cel-cpp) allows 9,999 comprehension iterations "
+    "per evaluation and stopped here; kube-apiserver has no such limit and would have continued (its only "
+    "limit is the cost budget)"
+)
+
+
+OPTIONAL_ARGUMENT = (
+    "the playground's CEL engine cannot hand an optional value inside a list or map to a Kubernetes library "
+    "function; kube-apiserver has no such limit and would evaluate it"
+)
+
+
 class LibraryError(ValueError):
     """An error raised by a Kubernetes library function, carrying the apiserver's exact text."""
 
@@ -44,9 +57,15 @@ _EXACT = {
     "uint64 out of int64 range": "integer overflow",
     "timestamp overflow": "timestamp overflow",
     "malformed UTF-8 bytes": "invalid UTF-8 in bytes, cannot convert to string",
+    # cel-go: String.ConvertToType falls through to its "type conversion error"
+    "cannot convert string to int": "type conversion error from 'string' to 'int'",
+    "cannot convert string to uint": "type conversion error from 'string' to 'uint'",
+    "cannot convert string to double": "type conversion error from 'string' to 'double'",
+    "String to Duration conversion failed": "type conversion error from 'string' to 'google.protobuf.Duration'",
+    "String to Timestamp conversion failed": "type conversion error from 'string' to 'google.protobuf.Timestamp'",
     "optional.none() dereference": "optional.none() dereference",
     "Applying SELECT to non-message type": "no such key",
-    "Iteration budget exceeded": "iteration budget exceeded: " + ENGINE_LIMIT_NOTE,
+    "Iteration budget exceeded": ITERATION_LIMIT,
 }
 
 # RE2 (cel-cpp and google-re2) parse error codes -> Go regexp/syntax codes
@@ -104,12 +123,6 @@ def translate_runtime_error(text: str) -> str:
     m = _INDEX.match(text)
     if m:
         return "index out of bounds: " + m.group(1)
-    if text.strip() in ("No matching overloads found : orValue", "No matching overloads found : or"):
-        fn = text.rsplit(":", 1)[1].strip()
-        return (
-            f"no such overload (if the receiver is a format.named() or Format.validate() result: the playground's "
-            f"CEL engine cannot apply {fn}() to it, kube-apiserver can; use hasValue()/value() instead)"
-        )
     if _NO_OVERLOAD.match(text) or text.startswith("Index error: expected integer type"):
         return "no such overload"
     if text.startswith("Invalid container type") or text.startswith("Invalid map key type"):
@@ -132,7 +145,16 @@ def translate_runtime_error(text: str) -> str:
             "lists.range() with a negative count stops the playground's CEL engine (cel-cpp); kube-apiserver "
             "returns an empty list"
         )
-    if "Iteration budget exceeded" in text or "Exceeded max recursion depth" in text:
+    if "Iteration budget exceeded" in text:
+        return ITERATION_LIMIT
+    if "returned a result with an exception set" in text:  # an optional value among a Python function's arguments
+        return OPTIONAL_ARGUMENT
+    if text.startswith("Non-CEL value type"):  # a value a Python function could not hand back (a type value)
+        return (
+            "the playground's CEL engine cannot pass this value through a composited variable (a type value); "
+            "kube-apiserver has no such limit and would use it"
+        )
+    if "Exceeded max recursion depth" in text:
         return text + ": " + ENGINE_LIMIT_NOTE
     return text
 
@@ -155,17 +177,61 @@ def is_engine_limit(text: str) -> bool:
 _RECURSION = re.compile(r"Exceeded max recursion depth of (\d+)")
 
 
-def translate_compile_message(message: str) -> str:
-    """A compile-issue message as kube-apiserver's users should read it.
+# checker messages the engine words differently from cel-go (checker/errors.go)
+_CHECKER_WORDING = [
+    (re.compile(r"^undefined field '([^']*)' not found in struct '[^']*'$", re.S), r"undefined field '\1'"),
+    (re.compile(r"^expression of type '(.*)' cannot be the operand of a select operation$", re.S),
+     r"type '\1' does not support field selection"),
+    (re.compile(r"^expression of type '(.*)' cannot be the range of a comprehension (.*)$", re.S),
+     r"expression of type '\1' cannot be range of a comprehension \2"),
+]
+
+
+def compile_limit_error(text: str) -> str | None:
+    """For an engine compile error that only a limit of the engine causes (kube-apiserver compiles the
+    expression), the error to report when the expression is evaluated; None for any other error.
 
     The engine's parser and planner stop at a nesting depth of 32 (e.g. 33 chained ``+`` or 31
-    chained ``.map()``); cel-go's limits are far higher, so such an expression compiles in the
-    apiserver. The message says so instead of looking like an error in the expression.
+    chained ``.map()``), and its constant folding shares the 9,999-iteration budget; cel-go's limits
+    are far higher, so the apiserver stores such a policy and evaluates the expression.
+    """
+    m = _RECURSION.search(text)
+    if m:
+        return (
+            f"the playground's CEL engine (cel-cpp) cannot evaluate this expression: it is nested deeper than the "
+            f"{m.group(1)} levels the engine parses and plans (e.g. a chain of {int(m.group(1)) + 1} '+'); "
+            "kube-apiserver has no such limit and would evaluate it"
+        )
+    if "Iteration budget exceeded" in text:
+        return (
+            "the playground's CEL engine (cel-cpp) cannot evaluate this expression: it ran out of its 9,999 "
+            "comprehension iterations while folding constants; kube-apiserver has no such limit and would "
+            "evaluate it"
+        )
+    return None
+
+
+def translate_compile_message(message: str) -> str:
+    """A compile-issue message as kube-apiserver's users read it (cel-go's wording).
+
+    The engine's parser and planner stop at a nesting depth of 32 (e.g. 33 chained ``+`` or 31
+    chained ``.map()``), and its constant folding shares the 9,999-iteration budget; cel-go's limits
+    are far higher, so such an expression compiles in the apiserver. The message says so instead of
+    looking like an error in the expression.
     """
     m = _RECURSION.search(message)
     if m:
         return (
-            f"expression nesting exceeds the playground's CEL engine limit (depth {m.group(1)}); "
-            "kube-apiserver accepts it: " + ENGINE_LIMIT_NOTE
+            f"expression nesting exceeds the playground's CEL engine limit (cel-cpp parses and plans at most "
+            f"{m.group(1)} levels, e.g. a chain of {int(m.group(1)) + 1} '+'); kube-apiserver has no such limit "
+            "and accepts this expression"
         )
+    if "Iteration budget exceeded" in message:  # constant folding ran a large literal comprehension
+        return (
+            "the playground's CEL engine (cel-cpp) ran out of its 9,999 comprehension iterations while folding "
+            "constants; kube-apiserver has no such limit and accepts this expression"
+        )
+    for pattern, replacement in _CHECKER_WORDING:
+        if pattern.match(message):
+            return pattern.sub(replacement, message)
     return message

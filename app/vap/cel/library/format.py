@@ -1,11 +1,11 @@
 """Kubernetes format library (k8s.io/apiserver/pkg/cel/library/format.go), from 1.31.
 
-``format.named(name)`` and ``Format.validate(s)`` return optionals in Kubernetes. The engine cannot
-hand optional values to or from Python functions, so they return a stand-in message
-(``kubernetes.OptionalValue``) on which ``hasValue()``, ``value()``, ``orValue()`` and ``or()`` are
-implemented here, and ``optMap`` works through them. Known differences: ``type()`` of those results
-names the stand-in, not ``optional_type``; ``value()`` is typed dyn (cel-go: Format or
-list(string)); mixing them with real optionals in ``or()`` is not supported.
+``format.named(name)`` returns ``optional(Format)`` and ``Format.validate(s)`` returns
+``optional(list(string))``, as in Kubernetes. The engine cannot hand optional values to or from
+Python functions, so both are declared with their optional result types in the engine's
+configuration (:func:`config_yaml`), type-checked as such, and rewritten after checking into
+functions that return a list of zero or one element, indexed with ``[?0]`` (see :mod:`.transform`):
+the results are the engine's own optionals.
 """
 
 from __future__ import annotations
@@ -212,17 +212,15 @@ def _format(name: str) -> object:
     return tp.new(tp.FORMAT, name=name)
 
 
-def _named(name: str) -> object:
-    if name in FORMATS:
-        return tp.new(tp.OPTIONAL, has=True, kind="format", name=name)
-    return tp.new(tp.OPTIONAL, has=False)
+def _named(name: str) -> list:
+    """format.named(name), as a list of zero or one Format."""
+    return [_format(name)] if name in FORMATS else []
 
 
-def _validate(fmt: object, s: str) -> object:
+def _validate(fmt: object, s: str) -> list:
+    """Format.validate(s), as a list of zero or one list of messages."""
     errs = FORMATS[tp.get(fmt, "name")][0](s)
-    if not errs:
-        return tp.new(tp.OPTIONAL, has=False)
-    return tp.new(tp.OPTIONAL, has=True, kind="strings", items=errs)
+    return [errs] if errs else []
 
 
 def _validate_cost(fmt: object, s: str, result: object = None) -> int:
@@ -234,58 +232,58 @@ def _validate_cost(fmt: object, s: str, result: object = None) -> int:
     return str_cost * regex_cost
 
 
-def decls(version: tuple[int, int]) -> list:
+def config_yaml(version: tuple[int, int]) -> str:
+    """The checked signatures of ``format.named`` and ``validate`` (optional results), in the engine's
+    YAML configuration: the only way to declare optional types to it."""
+    if version < (1, 31):
+        return ""
+    return f"""functions:
+- name: format.named
+  overloads:
+  - id: format-named
+    args:
+    - type_name: string
+    return:
+      type_name: optional_type
+      params:
+      - type_name: {tp.FORMAT}
+- name: validate
+  overloads:
+  - id: format-validate
+    target:
+      type_name: {tp.FORMAT}
+    args:
+    - type_name: string
+    return:
+      type_name: optional_type
+      params:
+      - type_name: list
+        params:
+        - type_name: string
+"""
+
+
+def internal_decls(version: tuple[int, int]) -> list:
+    """The implementations ``format.named`` and ``validate`` are rewritten into (see transform)."""
     if version < (1, 31):
         return []
-    F, Opt = tp.T(tp.FORMAT), tp.T(tp.OPTIONAL)
-    out = [
+    F = tp.T(tp.FORMAT)
+    return [
         function(
-            "validate", overload("format-validate", Opt, [F, T.STRING], _validate, member=True, cost=_validate_cost)
+            "__k8s_format_validate",
+            overload("__k8s_format_validate", T.List(T.List(T.STRING)), [F, T.STRING], _validate, member=True,
+                     cost=_validate_cost),
         ),
-        function("format.named", overload("format-named", Opt, [T.STRING], _named, cost=1)),
+        function("__k8s_format_named", overload("__k8s_format_named", T.List(F), [T.STRING], _named, cost=1)),
     ]
+
+
+def decls(version: tuple[int, int]) -> list:
+    """The Format constructors (``format.named`` and ``validate`` are declared in config_yaml)."""
+    if version < (1, 31):
+        return []
+    F = tp.T(tp.FORMAT)
+    out = []
     for name in FORMATS:
         out.append(function(f"format.{name}", overload(f"format-{name}", F, [], lambda n=name: _format(n), cost=1)))
     return out
-
-
-def _has(box: object) -> bool:
-    return bool(tp.get(box, "has"))
-
-
-def _box_value(box: object) -> object:
-    from .errors import LibraryError
-
-    if not _has(box):
-        raise LibraryError("optional.none() dereference")
-    if tp.get(box, "kind") == "format":
-        return _format(tp.get(box, "name"))
-    return list(tp.get(box, "items"))
-
-
-def optional_overloads(version: tuple[int, int]) -> dict[str, list]:
-    """hasValue/value/orValue/or on the stand-in optional (merged with the optional library).
-
-    The engine's run time tells overloads apart by argument kind only, so there is one ``value()``
-    for the stand-in, typed dyn (cel-go types it Format or list(string)).
-    """
-    if version < (1, 31):
-        return {}
-    F, Opt = tp.T(tp.FORMAT), tp.T(tp.OPTIONAL)
-    return {
-        "hasValue": [overload("k8s_optional_has_value", T.BOOL, [Opt], _has, member=True)],
-        "value": [overload("k8s_optional_value", T.DYN, [Opt], _box_value, member=True)],
-        "orValue": [
-            overload(
-                "k8s_optional_format_or_value", F, [Opt, F], lambda b, d: _box_value(b) if _has(b) else d, member=True
-            ),
-            overload(
-                "k8s_optional_strings_or_value",
-                T.List(T.STRING),
-                [Opt, T.List(T.STRING)],
-                lambda b, d: _box_value(b) if _has(b) else d,
-                member=True,
-            ),
-        ],
-        "or": [overload("k8s_optional_or", Opt, [Opt, Opt], lambda a, b: a if _has(a) else b, member=True)],
-    }

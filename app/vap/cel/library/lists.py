@@ -1,13 +1,21 @@
-"""Kubernetes lists library (k8s.io/apiserver/pkg/cel/library/lists.go), all versions.
+"""Kubernetes lists library (k8s.io/apiserver/pkg/cel/library/lists.go), all versions: version 0
+until 1.36, version 1 (adds ``includes``) from 1.37 (base.go).
 
 The checked signatures are declared per element type as in Kubernetes (so ``[1, 2].sum()`` has
 type int and ``['a'].sum()`` does not compile); the engine's run time dispatches on the receiver
 kind only, so a single implementation per function is attached to an overload on
 ``list(kubernetes.internal.Never)``, a type no expression can produce.
 
-Known approximation: elements reach Python without their uint-ness, so ``[1u, 2u].sum()`` is
-typed uint by the checker but its run-time value is an int (equal to the uint under CEL's
-heterogeneous equality).
+Elements reach Python without their uint-ness, and an empty list gives no element type: when the
+checker resolves ``sum``/``min``/``max`` to a single typed overload (``list(uint)``, ``list(double)``,
+``list(duration)``), the call is rewritten into a function of that type (see :mod:`.transform`), so
+``[1u, 2u].sum()`` is ``3u`` and an empty ``list(double)`` sums to ``0.0`` as in Kubernetes. On a
+``dyn`` receiver cel-go picks the overload from the first element's type at run time; here JSON
+values never hold uints, and the first element's Python type decides the same way.
+
+``indexOf``/``lastIndexOf`` are declared ``list(dyn).indexOf(dyn)`` (the engine takes no Python
+implementation on a type-parameterised overload, and the strings extension already owns the
+names); the checks (:mod:`.checks`) reject the argument types cel-go's ``list(A).indexOf(A)`` rejects.
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ from typing import Any
 from . import types as tp
 from ._decl import STRING_TRAVERSAL_COST_FACTOR, T, function, overload
 from .errors import LibraryError, NoSuchOverload
-from .values import cel_compare, cel_equal
+from .values import cel_compare, cel_equal, to_engine
 
 _SUMMABLE = [("int", T.INT), ("uint", T.UINT), ("double", T.DOUBLE), ("duration", T.DURATION)]
 _COMPARABLE = _SUMMABLE[:3] + [
@@ -51,9 +59,9 @@ def _is_sorted(lst: list) -> bool:
     return True
 
 
-def _sum(lst: list) -> Any:
+def _sum(lst: list, zero: Any = 0) -> Any:
     if not lst:
-        return 0
+        return to_engine(zero)
     acc = lst[0]
     for item in lst[1:]:
         if isinstance(acc, bool) or isinstance(item, bool):
@@ -65,7 +73,7 @@ def _sum(lst: list) -> Any:
         acc = acc + item
         if isinstance(acc, int) and not -(1 << 63) <= acc < (1 << 63):
             raise LibraryError("integer overflow")
-    return _to_engine(acc)
+    return to_engine(acc)
 
 
 def _pick(name: str, prefer: int):
@@ -76,7 +84,7 @@ def _pick(name: str, prefer: int):
         for item in lst[1:]:
             if cel_compare(result, item) == prefer:
                 result = item
-        return _to_engine(result)
+        return to_engine(result)
 
     return pick
 
@@ -95,22 +103,11 @@ def _last_index_of(lst: list, item: Any) -> int:
     return -1
 
 
-def _to_engine(value: Any) -> Any:
-    """Values returned through a dyn-typed implementation: the engine converts protobuf well-known
-    types (Duration, Timestamp) to CEL durations and timestamps, not Python's datetime types."""
-    if isinstance(value, datetime.timedelta):
-        from google.protobuf import duration_pb2
-
-        d = duration_pb2.Duration()
-        d.FromTimedelta(value)
-        return d
-    if isinstance(value, datetime.datetime):
-        from google.protobuf import timestamp_pb2
-
-        ts = timestamp_pb2.Timestamp()
-        ts.FromDatetime(value)
-        return ts
-    return value
+def _includes(target: Any, item: Any) -> bool:
+    """``<dyn>.includes(<dyn>)``: an element of a list equal to the argument, or anything else equal to it."""
+    if isinstance(target, list):
+        return any(cel_equal(x, item) for x in target)
+    return cel_equal(target, item)
 
 
 def _never_list() -> Any:
@@ -143,11 +140,46 @@ def decls(version: tuple[int, int]) -> list:
     return out
 
 
+_MAX_UINT64 = (1 << 64) - 1
+
+
+def _sum_uint(lst: list) -> int:
+    total = sum(lst)
+    if total > _MAX_UINT64:
+        raise LibraryError("unsigned integer overflow")
+    return total
+
+
+def internal_decls(version: tuple[int, int]) -> list:
+    """The typed functions sum/min/max are rewritten into when the checker resolved their overload."""
+    generic = T.List(T.DYN)
+    return [
+        function("__k8s_list_sum_uint", overload("__k8s_list_sum_uint", T.UINT, [generic], _sum_uint, member=True,
+                                                 cost=_list_cost)),
+        function("__k8s_list_sum_double", overload("__k8s_list_sum_double", T.DOUBLE, [generic],
+                                                   lambda lst: float(_sum(lst, 0.0)), member=True, cost=_list_cost)),
+        function("__k8s_list_sum_duration", overload("__k8s_list_sum_duration", T.DURATION, [generic],
+                                                     lambda lst: _sum(lst, datetime.timedelta(0)), member=True,
+                                                     cost=_list_cost)),
+        function("__k8s_list_min_uint", overload("__k8s_list_min_uint", T.UINT, [generic], _pick("min", 1),
+                                                 member=True, cost=_list_cost)),
+        function("__k8s_list_max_uint", overload("__k8s_list_max_uint", T.UINT, [generic], _pick("max", -1),
+                                                 member=True, cost=_list_cost)),
+    ]
+
+
 def merged_decls(version: tuple[int, int]) -> list:
-    """indexOf / lastIndexOf share their names with the strings extension: they must be merged."""
+    """indexOf / lastIndexOf share their names with the strings extension: they must be merged; includes
+    (1.37) takes dyn arguments, for which only an extension registers a Python implementation."""
     # cel-go declares list(A).indexOf(A); the engine cannot give a Python implementation to a
     # type-parameterised overload, so the checked signature is list(dyn), dyn -> int.
-    return [
+    out = []
+    if version >= (1, 37):
+        out.append(
+            function("includes", overload("list_includes_dyn_dyn", T.BOOL, [T.DYN, T.DYN], _includes, member=True,
+                                          cost=_list_cost))
+        )
+    return out + [
         function(
             "indexOf",
             overload("list_a_index_of_int", T.INT, [T.List(T.DYN), T.DYN], _index_of, member=True, cost=_list_cost),

@@ -3,21 +3,32 @@
 Parsing follows apimachinery's ``resource.ParseQuantity`` (fast int64 path, the inf.Dec path that
 rounds up to nano units, the BinarySI cap at max int64, its three error texts).
 
-Values are kept as an exact decimal ``unscaled * 10**exponent`` in canonical form, so that message
-equality in the engine is numeric equality, as ``Quantity.Equal`` is in Kubernetes. Known
-approximation: Kubernetes' ``isInteger``/``asInteger`` also depend on the internal representation
-(``quantity('1000m').isInteger()`` is false there, because the value is stored with scale -3, and
-values that took the inf.Dec path are never "integers"); here any integral value within int64 is an
-integer.
+A value keeps apimachinery's internal representation, because the library exposes it:
+``isInteger()``/``asInteger()`` are ``Quantity.AsInt64()``, which fails for an ``int64Amount`` with a
+negative scale (``quantity('1000m')``, ``quantity('1.0')``) and for every value that took the inf.Dec
+path, whatever the number; ``asApproximateFloat()`` multiplies the unscaled value by ``10^scale``.
+``add``/``sub`` follow ``Quantity.Add``/``Sub`` (int64 arithmetic while it fits, inf.Dec otherwise)
+and return a pointer value (``&Quantity{}``) where ``quantity()`` returns a plain one: cel-go's
+``Quantity.Equal`` accepts only a plain value on its right-hand side, so ``quantity('2') ==
+quantity('1').add(1)`` is a "no such overload" error in the apiserver.
+
+Equality in the engine is message equality, so two equal quantities with different
+representations would compare unequal there. ``==``, ``!=`` and ``in`` on operands whose checked
+type holds a Quantity are therefore rewritten into :func:`cel_equals` (see :mod:`.transform`),
+which compares numerically as ``Quantity.Equal`` does. Known limit: when both operands are typed
+``dyn`` (``dyn(a) == dyn(b)``), and in the engine's own list functions (``sets.*``, ``distinct()``),
+quantities compare by representation.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from . import types as t
 from ._decl import T, actual_size, function, overload, string_cost
-from .errors import LibraryError
+from .errors import LibraryError, NoSuchOverload
+from .values import cel_equal
 
 _SPLIT_RE = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
 ERR_FORMAT = f"quantities must match the regular expression '{_SPLIT_RE}'"
@@ -85,40 +96,27 @@ class Dec:
         x, y, _ = a._aligned(b)
         return (x > y) - (x < y)
 
-    def add(self, other: Dec) -> Dec:
-        x, y, e = self._aligned(other)
-        return Dec(x + y, e).normalized()
-
     def neg(self) -> Dec:
         return Dec(-self.u, self.e)
 
-    def as_int64(self) -> int | None:
+    def decimal_text(self) -> str:
+        """The exact value as a decimal number ("1.5", "1000", "-0.001"; "1e30" beyond 20 digits)."""
         n = self.normalized()
-        if n.u == 0:
-            return 0
-        if n.e < 0:
-            return None
-        if len(str(abs(n.u))) + n.e > 20:
-            return None
-        v = n.u * 10**n.e
-        return v if _MIN_INT64 <= v <= _MAX_INT64 else None
-
-    def approximate_float(self) -> float:
-        n = self.normalized()
-        base = float(n.u)
-        if n.e == 0:
-            return base
-        try:
-            return base * math.pow(10.0, n.e)
-        except OverflowError:
-            return math.copysign(math.inf, base) if base else math.nan
+        if n.e >= 0:
+            return f"{n.u}e{n.e}" if n.e > 20 else str(n.u * 10**n.e)
+        if n.e < -30:
+            return f"{n.u}e{n.e}"
+        digits = str(abs(n.u)).rjust(-n.e + 1, "0")
+        return ("-" if n.u < 0 else "") + digits[: n.e] + "." + digits[n.e :]
 
 
 def _round_up_to_nano(amount: Dec) -> Dec:
-    """inf.Dec Round(amount, 9, RoundUp): away from zero."""
-    if amount.e >= -9:
-        return amount
+    """inf.Dec Round(amount, 9, RoundUp): quantized to scale 9 (exponent -9), away from zero."""
     shift = -9 - amount.e
+    if shift <= 0:
+        if -shift > _MAX_EXPONENT_GAP:  # keep absurd exponents unscaled (same value)
+            return amount
+        return Dec(amount.u * 10**-shift, -9)
     q, r = divmod(abs(amount.u), 10**shift)
     if r:
         q += 1
@@ -126,11 +124,16 @@ def _round_up_to_nano(amount: Dec) -> Dec:
 
 
 def parse_quantity(text: str) -> Dec:
-    """resource.ParseQuantity; raises LibraryError with apimachinery's error text."""
+    """The exact value of resource.ParseQuantity(text); raises LibraryError with apimachinery's error text."""
+    return parse_amount(text).dec
+
+
+def parse_amount(text: str) -> Amount:
+    """resource.ParseQuantity, keeping its representation; raises LibraryError with apimachinery's error text."""
     if not text:
         raise LibraryError(ERR_FORMAT)
     if text == "0":
-        return Dec(0, 0)
+        return Amount(INT64, Dec(0, 0))
     positive, value, num, denom, suffix = _scan(text)
     if suffix in _DEC_SUFFIXES:
         base, exponent, binary = 10, _DEC_SUFFIXES[suffix], False
@@ -161,7 +164,7 @@ def parse_quantity(text: str) -> Dec:
             shifted = int(num + denom)
             result = shifted * mantissa
             if _MIN_INT64 <= result <= _MAX_INT64:
-                return Dec(result if positive else -result, scale)
+                return Amount(INT64, Dec(result if positive else -result, scale))
 
     # the inf.Dec path
     amount = _parse_dec(value)
@@ -178,7 +181,7 @@ def parse_quantity(text: str) -> Dec:
         amount = Dec(_MAX_INT64, 0)
     if negative:
         amount = amount.neg()
-    return amount
+    return Amount(INF_DEC, amount)
 
 
 def _go_parse_int(s: str) -> int:
@@ -265,18 +268,141 @@ def _scan(s: str) -> tuple[bool, str, str, str, str]:
 
 
 # ------------------------------------------------------------------------------------------------
+# The representation: apimachinery's Quantity holds an int64Amount (value, scale) or an inf.Dec.
+
+INT64, INF_DEC = "i", "d"
 
 
-def make(d: Dec) -> object:
-    return t.new(t.QUANTITY, value=d.encode())
+class Amount:
+    """A quantity as apimachinery holds it: ``kind`` INT64 (value * 10**scale, both int64/int32) or
+    INF_DEC (unscaled * 10**exponent, arbitrary precision); ``pointer`` marks add/sub results."""
+
+    __slots__ = ("kind", "dec", "pointer")
+
+    def __init__(self, kind: str, dec: Dec, pointer: bool = False) -> None:
+        self.kind, self.dec, self.pointer = kind, dec, pointer
+
+    def as_int64(self) -> int | None:
+        """Quantity.AsInt64: None when it reports failure."""
+        if self.kind == INF_DEC:
+            return None
+        value, scale = self.dec.u, self.dec.e
+        if scale == 0:
+            return value
+        if scale < 0:  # "it is assumed that factors are reduced prior to the int64Amount being created"
+            return None
+        return _positive_scale_int64(value, scale)
+
+    def approximate_float(self) -> float:
+        """Quantity.AsApproximateFloat64: float(unscaled) * math.Pow10(exponent)."""
+        base = _to_float(self.dec.u)
+        if self.dec.e == 0:
+            return base
+        return base * _go_pow10(self.dec.e)
+
+    def to_dec(self) -> Dec:
+        return Dec(self.dec.u, self.dec.e)
+
+
+def _int64_ok(v: int) -> bool:
+    return _MIN_INT64 <= v <= _MAX_INT64
+
+
+def _positive_scale_int64(value: int, scale: int) -> int | None:
+    if scale > 19 and value != 0:
+        return None
+    result = value * 10**scale
+    return result if _int64_ok(result) else None
+
+
+def _to_float(u: int) -> float:
+    try:
+        return float(u)
+    except OverflowError:
+        return math.copysign(math.inf, u)
+
+
+def _go_pow10(n: int) -> float:
+    """Go's math.Pow10 (table based; 0 below 1e-323, +Inf above 1e308)."""
+    if 0 <= n <= 308:
+        return _POW10_POS32[n // 32] * _POW10[n % 32]
+    if -323 <= n < 0:
+        return _POW10_NEG32[-n // 32] / _POW10[-n % 32]
+    return math.inf if n > 0 else 0.0
+
+
+_POW10 = [float(10**i) for i in range(32)]
+_POW10_POS32 = [float(f"1e{32 * i}") for i in range(10)]
+_POW10_NEG32 = [float(f"1e-{32 * i}") for i in range(11)]
+
+
+def _int64_add(a: Dec, b: Dec) -> Dec | None:
+    """int64Amount.Add (scales are int32 exponents); None when int64 arithmetic overflows."""
+    if b.u == 0:
+        return a
+    if a.u == 0:
+        return b
+    if a.e == b.e:
+        c = a.u + b.u
+        return Dec(c, a.e) if _int64_ok(c) else None
+    if a.e > b.e:
+        scaled = _positive_scale_int64(a.u, a.e - b.e)
+        if scaled is None or not _int64_ok(scaled + b.u):
+            return None
+        return Dec(scaled + b.u, b.e)
+    scaled = _positive_scale_int64(b.u, b.e - a.e)
+    if scaled is None or not _int64_ok(a.u + scaled):
+        return None
+    return Dec(a.u + scaled, a.e)
+
+
+def _dec_add(a: Dec, b: Dec) -> Dec:
+    """inf.Dec Add: exact, at the larger scale (the smaller exponent)."""
+    if abs(a.e - b.e) > _MAX_EXPONENT_GAP:
+        raise LibraryError("quantity arithmetic out of the range the playground supports")
+    e = min(a.e, b.e)
+    return Dec(a.u * 10 ** (a.e - e) + b.u * 10 ** (b.e - e), e)
+
+
+def _go_negate(v: int) -> int:
+    return v if v == _MIN_INT64 else -v  # Go's -MinInt64 wraps to MinInt64
+
+
+def quantity_add(q: Amount, y: Amount) -> Amount:
+    """Quantity.Add on a deep copy of q (the library's quantityAdd)."""
+    if q.kind == INT64 and y.kind == INT64:
+        s = _int64_add(q.dec, y.dec)
+        if s is not None:
+            return Amount(INT64, s, pointer=True)
+    return Amount(INF_DEC, _dec_add(q.to_dec(), y.to_dec()), pointer=True)
+
+
+def quantity_sub(q: Amount, y: Amount) -> Amount:
+    """Quantity.Sub on a deep copy of q (the library's quantitySub)."""
+    if q.kind == INT64 and y.kind == INT64:
+        s = _int64_add(q.dec, Dec(_go_negate(y.dec.u), y.dec.e))
+        if s is not None:
+            return Amount(INT64, s, pointer=True)
+    return Amount(INF_DEC, _dec_add(q.to_dec(), y.to_dec().neg()), pointer=True)
+
+
+def make(amount: Amount) -> object:
+    d = amount.dec
+    return t.new(t.QUANTITY, value=d.encode(), rep=f"{amount.kind}:{d.u}:{d.e}", pointer=amount.pointer)
+
+
+def amount_of(msg: object) -> Amount:
+    kind, u, e = str(t.get(msg, "rep")).split(":")
+    return Amount(kind, Dec(int(u), int(e)), bool(t.get(msg, "pointer")))
 
 
 def value_of(msg: object) -> Dec:
-    return Dec.decode(t.get(msg, "value"))
+    """The exact value of a Quantity message."""
+    return amount_of(msg).dec
 
 
 def _quantity(s: str) -> object:
-    return make(parse_quantity(s))
+    return make(parse_amount(s))
 
 
 def _is_quantity(s: str) -> bool:
@@ -288,14 +414,15 @@ def _is_quantity(s: str) -> bool:
 
 
 def _as_integer(q: object) -> int:
-    v = value_of(q).as_int64()
+    v = amount_of(q).as_int64()
     if v is None:
         raise LibraryError("cannot convert value to integer")
     return v
 
 
-def _check_int(v: int) -> int:
-    return v
+def _new_quantity(v: int) -> Amount:
+    """resource.NewQuantity(v, DecimalExponent)."""
+    return Amount(INT64, Dec(v, 0))
 
 
 def _str_cost(s: str, result: object = None) -> int:
@@ -313,31 +440,29 @@ def decls(version: tuple[int, int]) -> list:
         function(
             "asApproximateFloat",
             overload(
-                "quantity_get_float", T.DOUBLE, [Q], lambda q: value_of(q).approximate_float(), member=True, cost=1
+                "quantity_get_float", T.DOUBLE, [Q], lambda q: amount_of(q).approximate_float(), member=True, cost=1
             ),
         ),
         function("asInteger", overload("quantity_get_int", T.INT, [Q], _as_integer, member=True, cost=1)),
         function(
             "isInteger",
             overload(
-                "quantity_is_integer", T.BOOL, [Q], lambda q: value_of(q).as_int64() is not None, member=True, cost=1
+                "quantity_is_integer", T.BOOL, [Q], lambda q: amount_of(q).as_int64() is not None, member=True, cost=1
             ),
         ),
         function(
             "add",
-            overload("quantity_add", Q, [Q, Q], lambda a, b: make(value_of(a).add(value_of(b))), member=True, cost=1),
-            overload(
-                "quantity_add_int", Q, [Q, T.INT], lambda a, b: make(value_of(a).add(Dec(b, 0))), member=True, cost=1
-            ),
+            overload("quantity_add", Q, [Q, Q], lambda a, b: make(quantity_add(amount_of(a), amount_of(b))),
+                     member=True, cost=1),
+            overload("quantity_add_int", Q, [Q, T.INT], lambda a, b: make(quantity_add(amount_of(a), _new_quantity(b))),
+                     member=True, cost=1),
         ),
         function(
             "sub",
-            overload(
-                "quantity_sub", Q, [Q, Q], lambda a, b: make(value_of(a).add(value_of(b).neg())), member=True, cost=1
-            ),
-            overload(
-                "quantity_sub_int", Q, [Q, T.INT], lambda a, b: make(value_of(a).add(Dec(-b, 0))), member=True, cost=1
-            ),
+            overload("quantity_sub", Q, [Q, Q], lambda a, b: make(quantity_sub(amount_of(a), amount_of(b))),
+                     member=True, cost=1),
+            overload("quantity_sub_int", Q, [Q, T.INT], lambda a, b: make(quantity_sub(amount_of(a), _new_quantity(b))),
+                     member=True, cost=1),
         ),
     ]
 
@@ -363,3 +488,67 @@ def comparison_overloads() -> dict[str, list]:
         ],
         "compareTo": [overload("quantity_compare_to", T.INT, [Q, Q], _compare, member=True, cost=1)],
     }
+
+
+# ------------------------------------------------------------------------------------------------
+# Equality as cel-go computes it when Quantity values take part (types.Equal, baseList.Equal/Contains,
+# baseMap.Equal); used through the rewriting of ==, != and `in` (see transform).
+
+_NO_OVERLOAD = object()  # cel-go's "no such overload" error value
+
+
+def _holds_quantity(v: Any) -> bool:
+    return t.type_name(v) == t.QUANTITY
+
+
+def _equal(a: Any, b: Any) -> Any:
+    """types.Equal(a, b): True, False or _NO_OVERLOAD."""
+    if a is None or b is None:
+        return a is None and b is None
+    if _holds_quantity(a):
+        # Quantity.Equal: `other.(Quantity)` accepts only a plain (non-pointer) Quantity
+        if not _holds_quantity(b) or amount_of(b).pointer:
+            return _NO_OVERLOAD
+        return value_of(a).cmp(value_of(b)) == 0
+    if isinstance(a, list):
+        if not isinstance(b, list) or len(a) != len(b):
+            return False
+        # an element comparison that errors does not make the lists unequal (only False does)
+        return all(_equal(x, y) is not False for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict):
+        if not isinstance(b, dict) or len(a) != len(b):
+            return False
+        for key, value in a.items():
+            match = [k for k in b if cel_equal(k, key)]
+            if not match or _equal(value, b[match[0]]) is False:
+                return False
+        return True
+    if _holds_quantity(b):
+        return False
+    return cel_equal(a, b)
+
+
+def _equals(a: Any, b: Any) -> bool:
+    result = _equal(a, b)
+    if result is _NO_OVERLOAD:
+        raise NoSuchOverload()
+    return bool(result)
+
+
+def _not_equals(a: Any, b: Any) -> bool:
+    return _equal(a, b) is not True
+
+
+def _in(item: Any, items: list) -> bool:
+    return any(_equal(item, x) is True for x in items)
+
+
+def internal_decls(version: tuple[int, int]) -> list:
+    """The functions ``==``, ``!=`` and ``in`` are rewritten into when a Quantity takes part."""
+    if version < (1, 28):
+        return []
+    return [
+        function("__k8s_equals", overload("__k8s_equals", T.BOOL, [T.DYN, T.DYN], _equals)),
+        function("__k8s_not_equals", overload("__k8s_not_equals", T.BOOL, [T.DYN, T.DYN], _not_equals)),
+        function("__k8s_in", overload("__k8s_in", T.BOOL, [T.DYN, T.List(T.DYN)], _in)),
+    ]

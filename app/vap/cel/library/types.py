@@ -3,7 +3,8 @@
 The engine only knows custom values as protobuf messages, so each Kubernetes CEL type
 (``kubernetes.Quantity``, ``net.IP`` ...) is a message whose fields hold a canonical form of the
 value. Equality in the engine is message equality, therefore every field must be canonical: two
-values that Kubernetes considers equal must produce identical messages.
+values that Kubernetes considers equal must produce identical messages (Quantity is the exception:
+its equality is rewritten, see :mod:`.transform`).
 
 The field names start with ``__`` and are rejected by :mod:`.checks` when an expression selects
 them, so they never become part of the visible CEL surface.
@@ -11,7 +12,7 @@ them, so they never become part of the visible CEL surface.
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any
 
 from cel_expr_python import cel
@@ -26,8 +27,15 @@ _OPTIONAL = descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL
 
 # message full name -> [(field name, type, label)]
 MESSAGES: dict[str, list[tuple[str, int, int]]] = {
-    # exact decimal value, normalised: "<unscaled>e<exponent>" with no trailing zeros in unscaled
-    "kubernetes.Quantity": [("__value", _STRING, _OPTIONAL)],
+    # value: the exact decimal value, normalised ("<unscaled>e<exponent>", no trailing zeros in unscaled);
+    # rep: apimachinery's representation ("i:<value>:<scale>" int64Amount, "d:<unscaled>:<exponent>" inf.Dec);
+    # pointer: an add()/sub() result (a *Quantity in cel-go). Equality of quantities is rewritten into a
+    # numeric comparison (see quantity and transform), so these fields need not be canonical.
+    "kubernetes.Quantity": [
+        ("__value", _STRING, _OPTIONAL),
+        ("__rep", _STRING, _OPTIONAL),
+        ("__pointer", _BOOL, _OPTIONAL),
+    ],
     # the URL text as given (equality in Kubernetes compares the parsed URL; same text, same URL)
     "kubernetes.URL": [("__url", _STRING, _OPTIONAL)],
     # 4 or 16 address bytes
@@ -41,14 +49,6 @@ MESSAGES: dict[str, list[tuple[str, int, int]]] = {
         ("__pre", _STRING, _REPEATED),
     ],
     "kubernetes.NamedFormat": [("__name", _STRING, _OPTIONAL)],
-    # stand-in for optional(kubernetes.NamedFormat) and optional(list(string)): the engine cannot pass
-    # optional values through Python functions. kind: "format" (name set) or "strings" (items set).
-    "kubernetes.OptionalValue": [
-        ("__has", _BOOL, _OPTIONAL),
-        ("__kind", _STRING, _OPTIONAL),
-        ("__name", _STRING, _OPTIONAL),
-        ("__items", _STRING, _REPEATED),
-    ],
     # authorizer values: a JSON document describing the check so far
     "kubernetes.authorization.Authorizer": [("__state", _STRING, _OPTIONAL)],
     "kubernetes.authorization.PathCheck": [("__state", _STRING, _OPTIONAL)],
@@ -91,7 +91,11 @@ def pool() -> Any:
     return p
 
 
-@cache
+# Looked up by the names of the library's own message types only (a fixed, small set).
+_TYPE_CACHE_SIZE = 64
+
+
+@lru_cache(maxsize=_TYPE_CACHE_SIZE)
 def message_class(full_name: str) -> Any:
     return message_factory.GetMessageClass(pool().FindMessageTypeByName(full_name))
 
@@ -117,7 +121,7 @@ def type_name(msg: Any) -> str | None:
     return desc.full_name if desc is not None else None
 
 
-@cache
+@lru_cache(maxsize=_TYPE_CACHE_SIZE)
 def T(full_name: str) -> Any:  # noqa: N802 - reads like a type constructor
     """The engine type of a library message."""
     pool()
@@ -136,7 +140,6 @@ IP = "net.IP"
 CIDR = "net.CIDR"
 SEMVER = "kubernetes.Semver"
 FORMAT = "kubernetes.NamedFormat"
-OPTIONAL = "kubernetes.OptionalValue"
 AUTHORIZER = "kubernetes.authorization.Authorizer"
 PATH_CHECK = "kubernetes.authorization.PathCheck"
 GROUP_CHECK = "kubernetes.authorization.GroupCheck"

@@ -6,6 +6,8 @@ import datetime
 import math
 from typing import Any
 
+from google.protobuf import duration_pb2, timestamp_pb2
+
 from .errors import NoSuchOverload
 
 _NUMBER = (int, float)
@@ -62,3 +64,23 @@ def cel_compare(a: Any, b: Any) -> int:
     if ka == "number" and (isinstance(a, float) and math.isnan(a) or isinstance(b, float) and math.isnan(b)):
         return 0
     return (a > b) - (a < b)
+
+
+def to_engine(value: Any) -> Any:
+    """A Python value as a Python function may hand it back to the engine: timestamps and durations
+    as their protobuf messages (the engine takes no datetime / timedelta), in lists and maps too."""
+    if isinstance(value, datetime.datetime):
+        ts = timestamp_pb2.Timestamp()
+        ts.FromDatetime(value)
+        return ts
+    if isinstance(value, datetime.timedelta):
+        d = duration_pb2.Duration()
+        d.FromTimedelta(value)
+        return d
+    if isinstance(value, list):
+        converted = [to_engine(v) for v in value]
+        return value if all(a is b for a, b in zip(converted, value, strict=True)) else converted
+    if isinstance(value, dict):
+        items = {k: to_engine(v) for k, v in value.items()}
+        return value if all(items[k] is value[k] for k in value) else items
+    return value

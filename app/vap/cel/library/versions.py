@@ -6,7 +6,10 @@ it; a playground emulating server version N evaluates with the environment of N.
 
 from __future__ import annotations
 
-SUPPORTED_VERSIONS: tuple[str, ...] = ("1.28", "1.29", "1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36")
+# Released minor versions (1.37.0 is the newest release; 1.38 is in alpha), oldest first; the default is the newest.
+SUPPORTED_VERSIONS: tuple[str, ...] = (
+    "1.28", "1.29", "1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36", "1.37",
+)
 DEFAULT_VERSION = SUPPORTED_VERSIONS[-1]
 
 # Comparison operators are redeclared by the library (cross-type numeric comparisons), and so is
@@ -45,8 +48,13 @@ def environment_yaml(version: str) -> str:
     for op in (*COMPARISON_OPERATORS, "string"):
         lines.append(f'  - name: "{op}"')
     lines.append("extensions:")
-    # optional types: cel-go's latest at each release; first/last (optional v2) arrived with cel-go 0.23 (k8s 1.33)
-    lines += ["- name: optional", f"  version: {2 if v >= (1, 33) else 1}"]
+    # optional types, unversioned in base.go, so cel-go's latest at each release: 1.28 ships cel-go 0.16
+    # (no optFlatMap: optional v0), 1.29 cel-go 0.17 (v1, optFlatMap), 1.33 cel-go 0.23 (v2: first, last,
+    # optional.unwrap, unwrapOpt)
+    # (1.27 is the new-expression environment of a 1.28 server: no optional types yet)
+    if v >= (1, 28):
+        optional = 2 if v >= (1, 33) else 1 if v >= (1, 29) else 0
+        lines += ["- name: optional", f"  version: {optional}"]
     # cel-go ext.Strings v0 until 1.28, v2 from 1.29 (format, strings.quote); never v3 (reverse)
     lines += ["- name: strings", f"  version: {2 if v >= (1, 29) else 0}"]
     if v >= (1, 29):

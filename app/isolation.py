@@ -1,0 +1,628 @@
+"""Evaluations in worker processes, bounded in time and memory from outside the evaluating code.
+
+An evaluation runs pasted YAML and CEL through PyYAML and a C++ engine; neither can be stopped
+from inside. A worker process can: the server waits at most EVALUATION_TIMEOUT_SECONDS for its
+answer and kills it otherwise, and the worker's address space is capped (RLIMIT_AS) at its size
+before the evaluation plus EVALUATION_MEMORY_MB, so a memory bomb fails in the worker, not in
+the server. Either way the request gets a clear error naming the limit (HTTP 422), the worker is
+replaced, and the server goes on.
+
+Workers are forked from a fork server that evaluated the gallery once at start (app/warm.py), so
+a new worker starts in milliseconds with warm compile caches; a worker serves evaluation after
+evaluation and keeps what it compiled. An evaluation that has used EVALUATION_SLOW_SECONDS of CPU
+time is moved to the lowest CPU priority (nice 19, and its session's too: each worker has a session
+of its own, since a kernel that schedules sessions as groups weighs nice only within a group) so
+that it cannot take the processor from the quick evaluations of other users; its worker is retired
+when it finishes. Besides evaluations, workers run test cases, suites, workshop checks and the
+reading of scenario files (JOBS), under the same bounds.
+
+EVALUATION_ISOLATION = "inline" evaluates in the server process instead, with the loader's bounds
+but no time or memory bound: for tests that stand in for the core, and for trusted local use.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import multiprocessing
+import os
+import resource
+import signal
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from typing import Any
+
+from flask import Flask, current_app
+
+from . import vap
+from .vap import limits
+from .vap.evaluate import InputError, check_payload
+
+EXTENSION = "evaluation"
+MiB = 1024 * 1024
+
+# Configuration names and defaults (PLAYGROUND_<NAME> in the environment).
+CONFIG_DEFAULTS: dict[str, Any] = {
+    "EVALUATION_ISOLATION": "process",  # "process" (bounded workers) or "inline" (in the server process)
+    "EVALUATION_TIMEOUT_SECONDS": 5.0,  # wall-clock bound of one evaluation
+    "EVALUATION_SUITE_TIMEOUT_SECONDS": 30.0,  # wall-clock bound of one run of test cases or checks
+    "EVALUATION_MEMORY_MB": 256,  # memory one evaluation may add to its worker
+    "EVALUATION_WORKERS": 8,  # most worker processes per server process
+    "EVALUATION_SPARE_WORKERS": 2,  # idle workers kept ready
+    "EVALUATION_SLOW_SECONDS": 0.1,  # CPU seconds after which an evaluation runs at the lowest priority
+    "EVALUATION_QUEUE_SECONDS": 10.0,  # how long a request waits for a free worker (503 after)
+}
+
+
+class EvaluationStopped(Exception):
+    """An evaluation stopped at one of its bounds: the message names the limit and its value."""
+
+    status = 422
+
+    def __init__(self, message: str, limit: str) -> None:
+        super().__init__(message)
+        self.limit = limit
+
+
+class EvaluationTimeout(EvaluationStopped):
+    pass
+
+
+class EvaluationOutOfMemory(EvaluationStopped):
+    pass
+
+
+class EvaluatorBusy(EvaluationStopped):
+    """Every worker is busy: the server is overloaded, not the input at fault (HTTP 503)."""
+
+    status = 503
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How evaluations are run; read from the app's configuration."""
+
+    isolation: str = "process"
+    timeout: float = 5.0
+    suite_timeout: float = 30.0
+    memory_mb: int = 256
+    workers: int = 8
+    spare: int = 2
+    slow: float = 0.1
+    queue: float = 10.0
+    limits: limits.Limits = field(default_factory=limits.Limits)
+
+    @classmethod
+    def from_config(cls, config: Any) -> Settings:
+        isolation = str(config.get("EVALUATION_ISOLATION") or "process")
+        if isolation not in ("process", "inline"):
+            raise ValueError(f"EVALUATION_ISOLATION must be 'process' or 'inline', not {isolation!r}")
+        return cls(
+            isolation=isolation,
+            timeout=float(config.get("EVALUATION_TIMEOUT_SECONDS") or CONFIG_DEFAULTS["EVALUATION_TIMEOUT_SECONDS"]),
+            suite_timeout=float(config.get("EVALUATION_SUITE_TIMEOUT_SECONDS")
+                                or CONFIG_DEFAULTS["EVALUATION_SUITE_TIMEOUT_SECONDS"]),
+            memory_mb=int(config.get("EVALUATION_MEMORY_MB") or CONFIG_DEFAULTS["EVALUATION_MEMORY_MB"]),
+            workers=max(1, int(config.get("EVALUATION_WORKERS") or CONFIG_DEFAULTS["EVALUATION_WORKERS"])),
+            spare=max(0, int(config.get("EVALUATION_SPARE_WORKERS", CONFIG_DEFAULTS["EVALUATION_SPARE_WORKERS"]))),
+            slow=float(config.get("EVALUATION_SLOW_SECONDS") or CONFIG_DEFAULTS["EVALUATION_SLOW_SECONDS"]),
+            queue=float(config.get("EVALUATION_QUEUE_SECONDS") or CONFIG_DEFAULTS["EVALUATION_QUEUE_SECONDS"]),
+            limits=limits.Limits.from_config(config),
+        )
+
+    def time_bound(self, job: str) -> tuple[float, str]:
+        """The wall-clock bound of a job, and its configuration name."""
+        if job in SUITE_JOBS:
+            return self.suite_timeout, "EVALUATION_SUITE_TIMEOUT_SECONDS"
+        return self.timeout, "EVALUATION_TIMEOUT_SECONDS"
+
+    def timeout_error(self, job: str = "evaluate") -> EvaluationTimeout:
+        seconds, name = self.time_bound(job)
+        what = "the test cases were" if job in SUITE_JOBS else "the evaluation was"
+        return EvaluationTimeout(
+            f"{what} stopped after {seconds:g} seconds, the most {'they' if job in SUITE_JOBS else 'one evaluation'} "
+            f"may take (limit: PLAYGROUND_{name} = {seconds:g}); make the scenario smaller or its expressions "
+            "cheaper", name)
+
+    def memory_error(self) -> EvaluationOutOfMemory:
+        return EvaluationOutOfMemory(
+            f"the evaluation was stopped: it needed more than {self.memory_mb} MiB of memory, the most one "
+            f"evaluation may use (limit: PLAYGROUND_EVALUATION_MEMORY_MB = {self.memory_mb}); make the scenario "
+            "smaller or its expressions build smaller values", "EVALUATION_MEMORY_MB")
+
+    def busy_error(self) -> EvaluatorBusy:
+        return EvaluatorBusy(
+            f"every evaluation worker is busy ({self.workers}, PLAYGROUND_EVALUATION_WORKERS) and none came free "
+            f"within {self.queue:g} seconds (PLAYGROUND_EVALUATION_QUEUE_SECONDS); try again in a moment",
+            "EVALUATION_WORKERS")
+
+
+# --------------------------------------------------------------------------------------------
+# The server side: one pool of workers per server process and configuration
+
+
+class _Worker:
+    def __init__(self, process: Any, conn: Connection) -> None:
+        self.process = process
+        self.conn = conn
+
+    @property
+    def pid(self) -> int:
+        return int(self.process.pid)
+
+    def kill(self) -> None:
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, TypeError):
+            pass
+        self.process.join(timeout=5)
+        self.conn.close()
+
+
+class Pool:
+    """Worker processes for the evaluations of one server process."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._ready = threading.Condition()
+        self._idle: list[_Worker] = []
+        self._busy: set[_Worker] = set()
+        self._alive = 0  # idle, busy and starting workers
+        self._starting = 0
+        self._failed = False  # the last start failed
+        self._failed_at = 0.0
+        self._closed = False
+        self._pid = os.getpid()
+
+    # lifecycle
+
+    def start(self) -> None:
+        """Start the spare workers in the background (the first one also starts the fork server)."""
+        threading.Thread(target=self._top_up, name="evaluation-workers", daemon=True).start()
+
+    def pids(self, *, busy: bool = False) -> list[int]:
+        """The process ids of the idle workers, or of the busy ones."""
+        with self._ready:
+            return [worker.pid for worker in (self._busy if busy else self._idle)]
+
+    def close(self) -> None:
+        with self._ready:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for worker in idle:
+            worker.kill()
+
+    def _top_up(self) -> None:
+        """Start workers until `spare` are idle or on their way (never more than `workers` in all)."""
+        while True:
+            with self._ready:
+                if (self._closed or len(self._idle) + self._starting >= self.settings.spare
+                        or self._alive >= self.settings.workers):
+                    return
+                self._alive += 1
+                self._starting += 1
+            if not self._start_one():
+                return
+
+    def _start_one(self) -> bool:
+        """Start one worker (already counted in _alive and _starting) and make it idle; False if it failed."""
+        try:
+            worker: _Worker | None = _spawn(self.settings)
+        except Exception:  # noqa: BLE001 - reported to the requests that wait for a worker
+            traceback.print_exc()
+            worker = None
+        with self._ready:
+            self._starting -= 1
+            if worker is None:
+                self._alive -= 1
+                self._failed, self._failed_at = True, time.monotonic()
+            else:
+                self._failed = False
+                self._idle.append(worker)
+            self._ready.notify_all()
+        return worker is not None
+
+    def _acquire(self) -> _Worker:
+        """Take an idle worker; when there is none, start one in the background and take whichever worker
+        comes free first (a busy one finishing is often quicker than a new one starting)."""
+        deadline = time.monotonic() + self.settings.queue
+        with self._ready:
+            while True:
+                if self._idle:
+                    worker = self._idle.pop()
+                    self._busy.add(worker)
+                    return worker
+                if self._failed and self._alive == 0:
+                    raise RuntimeError("could not start an evaluation worker (the server log has why)")
+                retry = not self._failed or time.monotonic() - self._failed_at > 1.0
+                if self._starting == 0 and self._alive < self.settings.workers and retry:
+                    self._alive += 1
+                    self._starting += 1
+                    threading.Thread(target=self._start_one, name="evaluation-workers", daemon=True).start()
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise self.settings.busy_error()
+                self._ready.wait(min(remaining, 1.0))
+
+    def _release(self, worker: _Worker, *, keep: bool) -> None:
+        with self._ready:
+            self._busy.discard(worker)
+        if keep:
+            with self._ready:
+                if not self._closed:
+                    self._idle.append(worker)
+                    self._ready.notify_all()
+                    return
+        worker.kill()
+        with self._ready:
+            self._alive -= 1
+            self._ready.notify_all()
+        if not self._closed:
+            threading.Thread(target=self._top_up, name="evaluation-workers", daemon=True).start()
+
+    # one evaluation
+
+    def evaluate(self, payload: Any) -> dict[str, Any]:
+        """Evaluate in a worker; raise EvaluationStopped at a bound, InputError for a wrong body."""
+        check_payload(payload)
+        return self.run("evaluate", payload)
+
+    def run(self, job: str, *args: Any) -> Any:
+        """Run one of JOBS in a worker, with its arguments (JSON values); raise EvaluationStopped at a bound."""
+        if job not in JOBS:
+            raise ValueError(f"unknown job {job!r}")
+        body = json.dumps({"job": job, "args": args}).encode()
+        worker = self._acquire()
+        keep = False
+        try:
+            reply, keep = self._run(worker, body, job)
+        finally:
+            self._release(worker, keep=keep)
+        return _answer(reply, self.settings)
+
+    def _run(self, worker: _Worker, body: bytes, job: str) -> tuple[dict[str, Any], bool]:
+        settings = self.settings
+        timeout, _ = settings.time_bound(job)
+        started = time.monotonic()
+        try:
+            worker.conn.send_bytes(body)
+        except OSError:
+            raise RuntimeError("an evaluation worker went away before it was given the scenario") from None
+        # Wait for the answer until the time bound; once the evaluation has used EVALUATION_SLOW_SECONDS
+        # of CPU (not of wall-clock time, which a busy machine stretches for everyone) lower its priority.
+        deadline = started + timeout
+        cpu_start = _cpu_seconds(worker.pid)
+        slowed = False
+        while True:
+            remaining = deadline - time.monotonic()
+            if worker.conn.poll(max(0.0, remaining if slowed else min(remaining, _CHECK_EVERY))):
+                break
+            if time.monotonic() >= deadline:
+                raise settings.timeout_error(job)
+            if not slowed:
+                cpu = _cpu_seconds(worker.pid)
+                if cpu is None or cpu_start is None or cpu - cpu_start >= settings.slow:
+                    _lower_priority(worker.pid)
+                    slowed = True  # and retired afterwards
+        try:
+            reply = json.loads(worker.conn.recv_bytes())
+        except (EOFError, OSError):
+            worker.process.join(timeout=5)
+            if time.monotonic() - started >= timeout or worker.process.exitcode == -signal.SIGXCPU:
+                raise settings.timeout_error(job) from None  # killed for time (SIGXCPU: the CPU-time backstop)
+            if worker.process.exitcode in (-signal.SIGKILL, -signal.SIGABRT, -signal.SIGSEGV, -signal.SIGBUS):
+                raise settings.memory_error() from None  # the kernel or the allocator stopped it
+            raise RuntimeError(f"an evaluation worker stopped unexpectedly (exit {worker.process.exitcode})") from None
+        return reply, not slowed and not reply.get("retire")
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """The CPU time a process has used (user and system), from /proc; None where it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+_CHECK_EVERY = 0.02  # seconds between looks at a running evaluation's CPU time
+
+
+def _lower_priority(pid: int) -> bool:
+    """Give a worker the lowest CPU priority: its nice value, and its session's where the kernel groups
+    tasks by session for scheduling (autogroup), since nice only weighs within such a group."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, pid, 19)
+    except OSError:
+        return False
+    try:
+        with open(f"/proc/{pid}/autogroup", "w") as autogroup:
+            autogroup.write("19")
+    except OSError:
+        pass  # no autogroup scheduling here: the nice value is enough
+    return True
+
+
+def _answer(reply: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    """Turn a worker's reply into the response, or the exception it stands for."""
+    if "response" in reply:
+        return reply["response"]
+    error = reply.get("error")
+    if error == "memory":
+        raise settings.memory_error()
+    if error == "input":
+        raise InputError(reply.get("message") or "the request body is not an API request")
+    if error == "unavailable":
+        raise NotImplementedError
+    raise RuntimeError(f"the evaluation failed in its worker: {reply.get('message')}")
+
+
+def _spawn(settings: Settings) -> _Worker:
+    context = _context()
+    parent_conn, child_conn = context.Pipe()
+    process = context.Process(target=_serve, args=(child_conn, settings), name="evaluation-worker", daemon=True)
+    process.start()
+    child_conn.close()
+    if not parent_conn.poll(60) or parent_conn.recv_bytes() != b"ready":
+        process.kill()
+        raise RuntimeError("an evaluation worker did not start")
+    return _Worker(process, parent_conn)
+
+
+_context_lock = threading.Lock()
+_the_context: Any = None
+
+
+def _context() -> Any:
+    """The fork server context, its server preloaded with warm caches (app/warm_forkserver.py)."""
+    global _the_context
+    with _context_lock:
+        if _the_context is None:
+            method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+            context = multiprocessing.get_context(method)
+            if method == "forkserver":
+                context.set_forkserver_preload(["app.warm_forkserver", "app.isolation"])
+            _the_context = context
+        return _the_context
+
+
+_pools: dict[tuple[int, Settings], Pool] = {}
+_pools_lock = threading.Lock()
+
+
+def pool_for(settings: Settings) -> Pool:
+    """Return this process's pool for these settings (apps with equal settings share one)."""
+    key = (os.getpid(), settings)  # a forked server process gets pools of its own
+    with _pools_lock:
+        pool = _pools.get(key)
+        if pool is None:
+            pool = _pools[key] = Pool(settings)
+            pool.start()
+        return pool
+
+
+@atexit.register
+def _close_pools() -> None:
+    for (pid, _), pool in list(_pools.items()):
+        if pid == os.getpid():
+            pool.close()
+
+
+# --------------------------------------------------------------------------------------------
+# What a worker can be asked to do: JSON values in, JSON values out
+
+
+def _test_cases(payload: dict[str, Any], tests: Any) -> dict[str, Any] | None:
+    from . import testcases
+
+    return testcases.run_form(payload, tests)
+
+
+def _suite(payload: dict[str, Any], with_responses: bool) -> dict[str, Any]:
+    from .vap import suite
+
+    return suite.run_suite(payload).to_json(with_responses=with_responses)
+
+
+def _checks(exercise: str, payload: dict[str, Any]) -> dict[str, Any] | None:
+    from . import exercises, testcases
+
+    found = exercises.get(exercise)
+    return None if found is None else testcases.summarize(found.check(payload), hidden=True)
+
+
+def _add_case(payload: dict[str, Any], operation: str, text: str) -> dict[str, str]:
+    from . import testcases
+
+    return testcases.add_to_cases(payload, operation, text)
+
+
+def _scenario_file(text: str) -> dict[str, Any]:
+    from . import store
+
+    try:
+        return {"scenario": store.parse_yaml(text.encode("latin-1"))}
+    except store.ScenarioError as exc:
+        return {"error": str(exc)}
+    except RecursionError:
+        return {"error": "the file nests mappings and lists too deeply to read"}
+
+
+JOBS: dict[str, Callable[..., Any]] = {
+    "evaluate": lambda payload: vap.evaluate(payload),  # looked up at call time: tests may stand in for it
+    "test_cases": _test_cases,  # the page's Test cases pane
+    "suite": _suite,  # POST /api/v1/test
+    "checks": _checks,  # a workshop exercise's hidden checks
+    "add_case": _add_case,  # the page's "add this request as a test case"
+    "scenario_file": _scenario_file,  # reading a scenario file (YAML) for sharing, importing or testing
+}
+SUITE_JOBS = frozenset({"test_cases", "suite", "checks"})
+
+
+# --------------------------------------------------------------------------------------------
+# The worker side
+
+
+def _serve(conn: Connection, settings: Settings) -> None:
+    """Answer evaluations from the server, one at a time, until the server goes away.
+
+    After an evaluation that came near its memory bound the worker exits (the server starts a
+    fresh one), so that the next evaluation does not inherit its fragments or its peak.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a ^C to the server's process group is the server's
+    # A session of its own: where the kernel schedules sessions as groups (autogroup), a worker whose priority
+    # is lowered then yields to the server's other work, not only to the other workers of its group.
+    try:
+        os.setsid()
+    except OSError:
+        pass
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    limits.set_default(settings.limits)
+    budget = settings.memory_mb * MiB
+    conn.send_bytes(b"ready")
+    while True:
+        try:
+            body = conn.recv_bytes()
+        except (EOFError, OSError):
+            return
+        size, peak_before = _memory()
+        message = json.loads(body)
+        _bound(settings, size, settings.time_bound(message["job"])[0])
+        reply = _perform(message["job"], message["args"])
+        _unbound()
+        _, peak = _memory()
+        # Near the bound (half of it or more, beyond the worker's size before): an allocation may have
+        # failed inside the engine, which reports that as an evaluation error, not as an exception.
+        heavy = size is not None and peak is not None and peak > max(peak_before or 0, size + budget // 2)
+        if heavy and isinstance(reply.get("response"), dict) and _has_errors(reply["response"]):
+            reply = {"error": "memory"}
+        if heavy or reply.get("error") == "memory":
+            reply["retire"] = True
+        try:
+            conn.send_bytes(json.dumps(reply, default=str).encode())
+        except (BrokenPipeError, OSError):
+            return
+        if reply.get("retire"):
+            return
+
+
+def _perform(job: str, args: list[Any]) -> dict[str, Any]:
+    try:
+        response = JOBS[job](*args)
+        if isinstance(response, dict) and _has_errors(response, _ALLOCATION_FAILED):
+            return {"error": "memory"}
+        return {"response": response}
+    except MemoryError:
+        return {"error": "memory"}
+    except InputError as exc:
+        return {"error": "input", "message": str(exc)}
+    except NotImplementedError:
+        return {"error": "unavailable"}
+    except Exception as exc:  # a bug in the core: the server answers 500 and logs it
+        traceback.print_exc(file=sys.stderr)
+        return {"error": "bug", "message": f"{type(exc).__name__}: {exc}"}
+
+
+# What the engine says when an allocation failed under RLIMIT_AS (pybind11's MemoryError text).
+_ALLOCATION_FAILED = ("std::bad_alloc", "MemoryError")
+
+
+def _has_errors(response: Any, endings: tuple[str, ...] = ()) -> bool:
+    """Whether any expression of the response failed (with an error ending in one of ``endings``, if given)."""
+    for policy in response.get("policies") or []:
+        for binding in policy.get("bindings") or []:
+            for evaluation in binding.get("evaluations") or []:
+                for section in ("matchConditions", "variables", "validations", "auditAnnotations", "decisions"):
+                    for item in evaluation.get(section) or []:
+                        error = item.get("error") if isinstance(item, dict) else None
+                        if section == "decisions" and isinstance(item, dict) and item.get("evaluation") == "error":
+                            error = str(item.get("message") or "error")
+                        if isinstance(error, str) and error and (not endings or error.endswith(endings)):
+                            return True
+    return False
+
+
+def _memory() -> tuple[int | None, int | None]:
+    """The worker's virtual memory size and its peak, in bytes (None where /proc is missing)."""
+    size = peak = None
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    size = int(line.split()[1]) * 1024
+                elif line.startswith("VmPeak:"):
+                    peak = int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return size, peak
+
+
+def _bound(settings: Settings, size: int | None, seconds: float) -> None:
+    """Cap this evaluation: address space (its size now plus the budget) and CPU time (a backstop)."""
+    if size is not None:
+        resource.setrlimit(resource.RLIMIT_AS, (size + settings.memory_mb * MiB, resource.RLIM_INFINITY))
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = int(used.ru_utime + used.ru_stime + seconds) + 2
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, resource.RLIM_INFINITY))
+
+
+def _unbound() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    resource.setrlimit(resource.RLIMIT_CPU, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+
+
+# --------------------------------------------------------------------------------------------
+# The web layer's entry point
+
+
+def init_app(app: Flask) -> None:
+    """Read the evaluation settings and, for process isolation, start this process's workers."""
+    from .ratelimit import refusal
+
+    settings = Settings.from_config(app.config)
+    app.extensions[EXTENSION] = settings
+    app.register_error_handler(EvaluationStopped, refusal)
+    if settings.isolation == "process":
+        pool_for(settings)
+
+
+def _settings() -> Settings:
+    return current_app.extensions.get(EXTENSION) or Settings.from_config(current_app.config)
+
+
+def evaluate(payload: Any) -> dict[str, Any]:
+    """Evaluate a scenario under the current app's bounds (the JSON API body in, its response out).
+
+    Raises InputError for a body that is not an API request, EvaluationStopped at a bound.
+    """
+    settings = _settings()
+    if settings.isolation == "inline":
+        with limits.use(settings.limits):
+            return vap.evaluate(payload)
+    return pool_for(settings).evaluate(payload)
+
+
+def run(job: str, *args: Any) -> Any:
+    """Run one of JOBS (test cases, a suite, workshop checks) under the current app's bounds."""
+    settings = _settings()
+    if settings.isolation == "inline":
+        with limits.use(settings.limits):
+            return JOBS[job](*args)
+    return pool_for(settings).run(job, *args)
+
+
+def parse_scenario_file(data: bytes) -> dict[str, Any]:
+    """Read a scenario file as app.store.parse_yaml does, under the bounds; raise ScenarioError as it does."""
+    from . import store
+
+    reply = run("scenario_file", data.decode("latin-1"))  # bytes through JSON, unchanged
+    if "error" in reply:
+        raise store.ScenarioError(reply["error"])
+    return reply["scenario"]

@@ -1,0 +1,229 @@
+"""Per-client rate limits on evaluating and sharing: token buckets, answered with a clear 429.
+
+Each client (its IP address; an IPv6 client by its /64 network, which one machine can fill with
+addresses) has a bucket per action that holds up to ``BURST`` tokens and refills at ``PER_MINUTE``
+a minute; a request takes one token or is refused with 429 and a Retry-After header saying when
+the next token is there. An evaluation stopped at its time or memory bound also costs the
+client RATE_LIMIT_PENALTY tokens, so repeating a costly input is refused quickly; and a client
+may have at most RATE_LIMIT_CONCURRENT evaluations running at once.
+
+The client address is the connection's, or with TRUSTED_PROXIES = N the address the N-th proxy
+in front saw (X-Forwarded-For, read by werkzeug's ProxyFix); never trust the header otherwise.
+Buckets live in the server process's memory: each server process counts for itself.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from flask import Flask, Response, current_app, jsonify, make_response, render_template, request
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+EXTENSION = "rate_limits"
+
+# Configuration names and defaults (PLAYGROUND_<NAME> in the environment).
+CONFIG_DEFAULTS = {
+    "RATE_LIMIT_ENABLED": True,
+    "RATE_LIMIT_EVALUATE_PER_MINUTE": 300,  # evaluations: the API, the page, shared links
+    "RATE_LIMIT_EVALUATE_BURST": 60,
+    "RATE_LIMIT_SHARE_PER_MINUTE": 30,  # storing and importing scenarios
+    "RATE_LIMIT_SHARE_BURST": 20,
+    "RATE_LIMIT_PENALTY": 60,  # tokens an evaluation stopped at its time or memory bound costs (a full burst)
+    "RATE_LIMIT_CONCURRENT": 2,  # evaluations one client may have running at once
+    "TRUSTED_PROXIES": 0,  # proxies in front whose X-Forwarded-For entry is the client's address
+}
+ACTIONS = {"evaluate": "evaluations", "share": "shares"}
+_MAX_CLIENTS = 100_000  # buckets kept; the least recently used are forgotten first
+
+
+class RateLimited(Exception):
+    """A request refused by a rate limit (HTTP 429); ``retry_after`` in whole seconds."""
+
+    status = 429
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True)
+class Rule:
+    action: str
+    per_minute: float
+    burst: float
+
+    @property
+    def rate(self) -> float:
+        return self.per_minute / 60.0
+
+
+class Buckets:
+    """Token buckets of one action, one per client, safe to use from several threads."""
+
+    def __init__(self, rule: Rule, max_clients: int = _MAX_CLIENTS) -> None:
+        self.rule = rule
+        self._max_clients = max_clients
+        self._lock = threading.Lock()
+        self._state: OrderedDict[str, tuple[float, float]] = OrderedDict()  # client -> (tokens, when)
+
+    def _tokens(self, client: str, now: float) -> float:
+        tokens, when = self._state.get(client, (self.rule.burst, now))
+        return min(self.rule.burst, tokens + (now - when) * self.rule.rate)
+
+    def _store(self, client: str, tokens: float, now: float) -> None:
+        self._state[client] = (tokens, now)
+        self._state.move_to_end(client)
+        while len(self._state) > self._max_clients:
+            self._state.popitem(last=False)
+
+    def take(self, client: str, now: float | None = None) -> float:
+        """Take a token: return 0 when granted, else the seconds until one is there."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            tokens = self._tokens(client, now)
+            if tokens >= 1.0:
+                self._store(client, tokens - 1.0, now)
+                return 0.0
+            self._store(client, tokens, now)
+        if self.rule.rate <= 0:
+            return math.inf
+        return (1.0 - tokens) / self.rule.rate
+
+    def charge(self, client: str, tokens: float, now: float | None = None) -> None:
+        """Take extra tokens, going into debt that the client waits out."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            self._store(client, self._tokens(client, now) - tokens, now)
+
+
+class Limiter:
+    """The rate limits of one app."""
+
+    def __init__(self, config: dict) -> None:
+        self.enabled = bool(config.get("RATE_LIMIT_ENABLED", True))
+        self.buckets = {
+            action: Buckets(Rule(action, float(config[f"RATE_LIMIT_{action.upper()}_PER_MINUTE"]),
+                                 max(1.0, float(config[f"RATE_LIMIT_{action.upper()}_BURST"]))))
+            for action in ACTIONS
+        }
+        self.penalty = float(config.get("RATE_LIMIT_PENALTY") or 0)
+        self.concurrent = int(config.get("RATE_LIMIT_CONCURRENT") or 0)
+        self._running: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def check(self, action: str, client: str) -> None:
+        """Take a token for the action, or raise RateLimited."""
+        if not self.enabled:
+            return
+        wait = self.buckets[action].take(client)
+        if wait > 0:
+            rule = self.buckets[action].rule
+            seconds = max(1, math.ceil(wait)) if math.isfinite(wait) else 3600
+            raise RateLimited(
+                f"too many {ACTIONS[action]} from your address: the limit is {rule.per_minute:g} a minute in bursts "
+                f"of up to {rule.burst:g} (PLAYGROUND_RATE_LIMIT_{action.upper()}_PER_MINUTE, "
+                f"PLAYGROUND_RATE_LIMIT_{action.upper()}_BURST); try again in {seconds} second"
+                f"{'' if seconds == 1 else 's'}", seconds)
+
+    @contextmanager
+    def running(self, client: str) -> Iterator[None]:
+        """Hold one of the client's concurrent evaluation slots for the block."""
+        if not self.enabled or self.concurrent <= 0:
+            yield
+            return
+        with self._lock:
+            if self._running.get(client, 0) >= self.concurrent:
+                raise RateLimited(
+                    f"too many evaluations running for your address at once: the limit is {self.concurrent} "
+                    "(PLAYGROUND_RATE_LIMIT_CONCURRENT); wait for the running ones to finish", 1)
+            self._running[client] = self._running.get(client, 0) + 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                left = self._running[client] - 1
+                if left:
+                    self._running[client] = left
+                else:
+                    del self._running[client]
+
+    def penalize(self, client: str) -> None:
+        if self.enabled and self.penalty:
+            self.buckets["evaluate"].charge(client, self.penalty)
+
+
+def client_address(remote_addr: str | None) -> str:
+    """The key of a client: its IPv4 address, or its IPv6 /64 network."""
+    text = remote_addr or "unknown"
+    try:
+        address = ipaddress.ip_address(text.split("%", 1)[0])
+    except ValueError:
+        return text
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
+
+
+def refusal(exc: Exception) -> Response:
+    """Answer a refused request: {"error": ...} for the API, the error partial or page otherwise.
+
+    Used for rate limits and for evaluations stopped at a bound (``exc.status``, ``exc.retry_after``).
+    """
+    status = int(getattr(exc, "status", 429))
+    if request.path.startswith("/api/"):
+        response = jsonify(error=str(exc))
+    else:
+        template = "_error.html" if request.headers.get("HX-Request") else "error.html"
+        response = make_response(render_template(template, code=status, description=str(exc)))
+    response.status_code = status
+    retry_after = getattr(exc, "retry_after", None) or (1 if status == 503 else None)
+    if retry_after:
+        response.headers["Retry-After"] = str(retry_after)
+    return response
+
+
+def init_app(app: Flask) -> None:
+    """Set up the app's rate limits and, when proxies are trusted, read the client address from them."""
+    app.extensions[EXTENSION] = Limiter(app.config)
+    app.register_error_handler(RateLimited, refusal)
+    proxies = int(app.config.get("TRUSTED_PROXIES") or 0)
+    if proxies > 0:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies)  # type: ignore[method-assign]
+
+
+def _limiter() -> Limiter:
+    limiter = current_app.extensions.get(EXTENSION)
+    if limiter is None:
+        limiter = current_app.extensions[EXTENSION] = Limiter({**CONFIG_DEFAULTS, **current_app.config})
+    return limiter
+
+
+def check(action: str) -> None:
+    """Count a request of this action for the current client; raise RateLimited over the limit."""
+    _limiter().check(action, client_address(request.remote_addr))
+
+
+@contextmanager
+def evaluation() -> Iterator[None]:
+    """Guard one evaluation of the current client: a token, a concurrent slot, and the penalty
+    when the evaluation is stopped at its time or memory bound."""
+    from .isolation import EvaluationOutOfMemory, EvaluationTimeout
+
+    limiter = _limiter()
+    client = client_address(request.remote_addr)
+    limiter.check("evaluate", client)
+    with limiter.running(client):
+        try:
+            yield
+        except (EvaluationTimeout, EvaluationOutOfMemory):
+            limiter.penalize(client)
+            raise

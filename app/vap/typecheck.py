@@ -1,0 +1,421 @@
+"""Type checking a ValidatingAdmissionPolicy against the schemas of the kinds it matches.
+
+Mirrors k8s.io/apiserver/pkg/admission/plugin/policy/validating/typechecking.go: the kinds to
+check are those the RESTMapper resolves from ``spec.matchConstraints.resourceRules`` (a rule with
+a wildcard group or version is skipped, so is a wildcard or subresource entry of ``resources``,
+and no more than 10 kinds are collected); each expression is compiled once per kind with
+``object``/``oldObject`` declared as that kind's type, ``params`` as the paramKind's type when its
+schema is known, ``request`` and ``namespaceObject`` as the apiserver's hand-written types, and
+the variables typed by compiling them in the same environment. Every failure becomes an
+ExpressionWarning: ``fieldRef`` (``spec.validations[0].expression``) and ``warning``, one
+``<group/version, Kind=kind>: <compiler issues>`` paragraph per kind, as ``status.typeChecking``
+has it.
+
+The apiserver checks validations and messageExpressions and accepts any result type; the
+playground also checks matchConditions, variables and auditAnnotations, and reports a result of
+the wrong type (a validation that is not bool: ``must evaluate to bool but got int``).
+
+Rule: type checking never changes a decision; its results are warnings only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import cel
+from .documents import Document, Problem
+from .resources import ResourceTable
+from .schemas import KindSchema, SchemaSet
+from .schemas.decltypes import TypedRoots, kind_types, typed_roots
+from .schemas.validate import check_object, render_path
+
+MAX_TYPES_TO_CHECK = 10
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One compiler issue of one expression against one kind (1-based position in the expression)."""
+
+    kind: str  # "apps/v1, Kind=Deployment"
+    line: int
+    column: int
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "line": self.line, "column": self.column, "message": self.message}
+
+
+@dataclass(frozen=True)
+class ExpressionWarning:
+    """The type-checking warning of one expression, as ``status.typeChecking.expressionWarnings[]``."""
+
+    field_ref: str
+    warning: str
+    issues: tuple[Issue, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"fieldRef": self.field_ref, "warning": self.warning, "issues": [i.to_json() for i in self.issues]}
+
+
+@dataclass(frozen=True)
+class TypeChecking:
+    """What type checking one policy found."""
+
+    kinds: tuple[str, ...]  # the kinds checked, "apps/v1, Kind=Deployment"
+    params: str | None  # the paramKind whose schema typed `params`, or None (dyn)
+    warnings: tuple[ExpressionWarning, ...]
+    explanation: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "expressionWarnings": [w.to_json() for w in self.warnings],
+            "checkedKinds": list(self.kinds),
+            "paramKind": self.params,
+            "explanation": list(self.explanation),
+        }
+
+
+# --------------------------------------------------------------------------------------------
+# Which kinds
+
+
+@dataclass
+class _Kinds:
+    gvks: list[tuple[str, str, str]] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+def _strings(value: Any) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def _kinds_for(table: ResourceTable, group: str, version: str, resource: str) -> list[tuple[str, str, str]]:
+    """RESTMapper.KindsFor a fully specified resource: its kind, if a served resource (plural or singular)."""
+    info = table.by_resource(group, version, resource.lower())
+    if info is None:
+        info = next((i for i in table if i.gvr.group == group and i.gvr.version == version
+                     and i.kind.lower() == resource.lower()), None)
+    if info is None or not info.served:
+        return []
+    return [(group, version, info.kind)]
+
+
+def types_to_check(spec: Mapping[str, Any], table: ResourceTable) -> _Kinds:
+    """The kinds whose schemas the policy is checked against, sorted by group, version and kind."""
+    out = _Kinds()
+    constraints = spec.get("matchConstraints")
+    rules = constraints.get("resourceRules") if isinstance(constraints, Mapping) else None
+    if not isinstance(rules, list) or not rules:
+        out.skipped.append("the policy has no matchConstraints.resourceRules")
+        return out
+    found: set[tuple[str, str, str]] = set()
+    count = 0
+    for index, rule in enumerate(rules):
+        if not isinstance(rule, Mapping):
+            continue
+        groups, versions = _strings(rule.get("apiGroups")), _strings(rule.get("apiVersions"))
+        resources = [r for r in _strings(rule.get("resources")) if not any(c in r for c in "*/")]
+        where = f"resourceRules[{index}]"
+        if not groups or not versions:
+            continue  # matches nothing
+        if any("*" in g for g in groups):
+            out.skipped.append(f"{where}: a wildcard API group matches kinds that are not type-checked")
+            continue
+        if any("*" in v for v in versions):
+            out.skipped.append(f"{where}: a wildcard API version matches kinds that are not type-checked")
+            continue
+        if len(resources) < len(_strings(rule.get("resources"))):
+            out.skipped.append(f"{where}: wildcard and subresource entries of resources are not type-checked")
+        for group in sorted(groups):
+            for version in sorted(versions):
+                for resource in sorted(resources):
+                    kinds = _kinds_for(table, group, version, resource)
+                    if not kinds:
+                        gv = f"{group}/{version}" if group else version
+                        out.skipped.append(f"{where}: no served resource {resource!r} in {gv}: not type-checked")
+                    for gvk in kinds:
+                        found.add(gvk)
+                        count += 1
+                        if count == MAX_TYPES_TO_CHECK:
+                            out.gvks = sorted(found)
+                            out.skipped.append(f"only the first {MAX_TYPES_TO_CHECK} kinds are type-checked, "
+                                               "as in kube-apiserver")
+                            return out
+    out.gvks = sorted(found)
+    return out
+
+
+def param_gvk(spec: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    """The paramKind as a group/version/kind, or None."""
+    param_kind = spec.get("paramKind")
+    if not isinstance(param_kind, Mapping):
+        return None
+    api_version = str(param_kind.get("apiVersion") or "")
+    kind = str(param_kind.get("kind") or "")
+    if not api_version or not kind or api_version.count("/") > 1:
+        return None
+    group, _, version = api_version.rpartition("/")
+    return group, version, kind
+
+
+# --------------------------------------------------------------------------------------------
+# Compiling every expression against one kind
+
+
+@dataclass(frozen=True)
+class _Site:
+    field_ref: str
+    expression: str
+    kind: str  # cel.VALIDATION, ...
+
+
+def _sites(spec: Mapping[str, Any]) -> list[_Site]:
+    sites: list[_Site] = []
+
+    def items(key: str) -> list[tuple[int, Mapping[str, Any]]]:
+        value = spec.get(key)
+        return [(i, v) for i, v in enumerate(value) if isinstance(v, Mapping)] if isinstance(value, list) else []
+
+    for i, mc in items("matchConditions"):
+        sites.append(_Site(f"spec.matchConditions[{i}].expression", str(mc.get("expression") or ""),
+                           cel.MATCH_CONDITION))
+    for i, v in items("variables"):
+        sites.append(_Site(f"spec.variables[{i}].expression", str(v.get("expression") or ""), cel.VARIABLE))
+    for i, v in items("validations"):
+        sites.append(_Site(f"spec.validations[{i}].expression", str(v.get("expression") or ""), cel.VALIDATION))
+        if v.get("messageExpression"):
+            sites.append(_Site(f"spec.validations[{i}].messageExpression", str(v["messageExpression"]),
+                               cel.MESSAGE_EXPRESSION))
+    for i, a in items("auditAnnotations"):
+        sites.append(_Site(f"spec.auditAnnotations[{i}].valueExpression", str(a.get("valueExpression") or ""),
+                           cel.AUDIT_ANNOTATION))
+    return sites
+
+
+def _compile_all(spec: Mapping[str, Any], version: str, roots: TypedRoots) -> dict[str, cel.Compiled]:
+    """Compile every expression with typed roots; variables typed by their own typed compile."""
+    has_params = spec.get("paramKind") is not None
+    results: dict[str, cel.Compiled] = {}
+    visible: list[tuple[str, ...]] = []
+    for i, item in enumerate(spec.get("variables") or []):
+        if not isinstance(item, Mapping):
+            continue
+        decls = cel.Declarations(version=version, params=has_params, variables=tuple(visible), types=roots)
+        compiled = cel.compile_expression(str(item.get("expression") or ""), cel.VARIABLE, decls)
+        results[f"spec.variables[{i}].expression"] = compiled
+        name = str(item.get("name") or "")
+        visible = [v for v in visible if v[0] != name]
+        visible.append(cel.variable_declaration(name, compiled))
+    # One environment for every other expression, as the apiserver's type checker has it (authorizer
+    # and variables declared for all): what a kind of expression may not use is already a compile
+    # error of the policy, which is then not stored and so never type-checked.
+    decls = cel.Declarations(version=version, params=has_params, variables=tuple(visible), types=roots)
+    for site in _sites(spec):
+        if site.kind != cel.VARIABLE:
+            results[site.field_ref] = cel.compile_expression(site.expression, site.kind, decls)
+    return results
+
+
+_NO_OVERLOAD = re.compile(r"^found no matching overload for '([^']+)' applied to '\((.*)\)'$")
+
+
+def _split_types(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return [p for p in parts if p]
+
+
+def _is_member_call(expression: str, issue: cel.CompileIssue, name: str) -> bool:
+    """Whether the call reported at the issue (its open parenthesis) is ``<target>.name(...)``."""
+    lines = expression.split("\n")
+    if not 1 <= issue.line <= len(lines):
+        return False
+    before = lines[issue.line - 1][: issue.column - 1].rstrip()
+    return re.search(r"\.\s*" + re.escape(name) + r"$", before) is not None
+
+
+def _cel_go_wording(issue: cel.CompileIssue, expression: str, roots: TypedRoots) -> str:
+    message = roots.display_name(issue.message)  # already in cel-go's words (app.vap.cel)
+    m = _NO_OVERLOAD.match(message)
+    if m and _is_member_call(expression, issue, m.group(1)):
+        # cel-go prints a receiver-style call as '<target>.(<args>)'
+        types = _split_types(m.group(2))
+        if types:
+            message = f"found no matching overload for '{m.group(1)}' applied to '{types[0]}.({', '.join(types[1:])})'"
+    return message
+
+
+def _issues(compiled: cel.Compiled, roots: TypedRoots) -> list[cel.CompileIssue]:
+    if compiled.error is None:
+        return []
+    if not compiled.issues:  # a result of the wrong type: reported at the start of the expression
+        return [cel.CompileIssue(1, 1, roots.display_name(compiled.error))]
+    issues = [cel.CompileIssue(i.line, i.column, _cel_go_wording(i, compiled.expression, roots))
+              for i in compiled.issues]
+    # cel-go reports nothing more about a sub-expression that already failed
+    kept = [i for i in issues if "*error*" not in i.message]
+    return kept or issues
+
+
+# --------------------------------------------------------------------------------------------
+# The policy
+
+
+def _check(spec: Mapping[str, Any], version: str, kinds: Sequence[KindSchema], params: KindSchema | None,
+           schemas: SchemaSet, explanation: tuple[str, ...]) -> TypeChecking:
+    params_types = kind_types(params, schemas, version) if params is not None else None
+    per_site: dict[str, list[tuple[str, list[cel.CompileIssue]]]] = {}
+    for kind in kinds:
+        roots = typed_roots(kind_types(kind, schemas, version), params_types)
+        for ref, compiled in _compile_all(spec, version, roots).items():
+            issues = _issues(compiled, roots)
+            if issues:
+                per_site.setdefault(ref, []).append((kind.gvk_text, issues))
+    warnings = []
+    for site in _sites(spec):
+        found = per_site.get(site.field_ref)
+        if not found:
+            continue
+        # TypeCheckingResult.String per kind ("<gvk>: <issues>\n"), joined by newlines
+        text = "\n".join(
+            f"{gvk}: {_render(site.expression, issues)}\n" for gvk, issues in found
+        )
+        flat = tuple(Issue(gvk, i.line, i.column, i.message) for gvk, issues in found for i in issues)
+        warnings.append(ExpressionWarning(site.field_ref, text, flat))
+    return TypeChecking(
+        kinds=tuple(k.gvk_text for k in kinds),
+        params=params.gvk_text if params is not None else None,
+        warnings=tuple(warnings),
+        explanation=explanation,
+    )
+
+
+def _render(expression: str, issues: list[cel.CompileIssue]) -> str:
+    if len(issues) == 1 and issues[0].message.startswith("must evaluate to"):
+        return issues[0].message
+    return cel.render_issues(expression, issues)
+
+
+_cache: OrderedDict[tuple[Any, ...], TypeChecking] = OrderedDict()
+_cache_lock = threading.Lock()
+_CACHE_SIZE = 512
+
+
+def clear_cache() -> None:
+    """Forget every type-checking result."""
+    with _cache_lock:
+        _cache.clear()
+
+
+def check_policy(spec: Mapping[str, Any], *, version: str, table: ResourceTable, schemas: SchemaSet) -> TypeChecking:
+    """Type-check a (stored) policy's expressions against every kind its matchConstraints can match.
+
+    Cached on the policy's spec, the Kubernetes version and the schemas of the kinds involved, so
+    the warm evaluation path pays only for a lookup.
+    """
+    found = types_to_check(spec, table)
+    kinds: list[KindSchema] = []
+    explanation = list(found.skipped)
+    for gvk in found.gvks:
+        schema = schemas.kind(*gvk)
+        if schema is None:
+            explanation.append(f"no schema is known for {gvk[0] + '/' if gvk[0] else ''}{gvk[1]}, Kind={gvk[2]}: "
+                               "not type-checked")
+            continue
+        kinds.append(schema)
+    pgvk = param_gvk(spec)
+    params = schemas.kind(*pgvk) if pgvk is not None else None
+    if pgvk is not None and params is None:
+        explanation.append("no schema is known for the paramKind: params is checked as dyn")
+    if not kinds:
+        explanation.append("no kind to check the expressions against")
+    key = (
+        json.dumps(spec, sort_keys=True, default=str),
+        version,
+        tuple(k.key for k in kinds),
+        params.key if params is not None else None,
+        tuple(explanation),
+    )
+    with _cache_lock:
+        hit = _cache.get(key)
+        if hit is not None:
+            _cache.move_to_end(key)
+            return hit
+    result = _check(spec, version, kinds, params, schemas, tuple(explanation))
+    with _cache_lock:
+        _cache[key] = result
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# Problems for the editor
+
+
+def _kinds_label(kinds: Sequence[str]) -> str:
+    return "; ".join(kinds)
+
+
+def policy_problems(doc: Document, result: TypeChecking) -> list[Problem]:
+    """One warning per distinct issue of a policy, at its character in the expression."""
+    problems: list[Problem] = []
+    for warning in result.warnings:
+        grouped: dict[tuple[int, int, str], list[str]] = {}
+        for issue in warning.issues:
+            grouped.setdefault((issue.line, issue.column, issue.message), []).append(issue.kind)
+        for (line, column, message), kinds in grouped.items():
+            at_line, at_column = doc.locate_in_value(warning.field_ref, line, column)
+            problems.append(Problem(doc.pane, doc.index, at_line, at_column, warning.field_ref, "warning",
+                                    f"type checking against {_kinds_label(kinds)}: {message}"))
+    return problems
+
+
+def check_policies(
+    policies: Sequence[tuple[str, Mapping[str, Any]]],
+    docs: Mapping[str, Document],
+    *,
+    version: str,
+    table: ResourceTable,
+    schemas: SchemaSet,
+) -> tuple[dict[str, dict[str, Any]], list[Problem]]:
+    """Type-check stored policies: ``typeChecking`` per policy name, and the warnings as problems."""
+    results: dict[str, dict[str, Any]] = {}
+    problems: list[Problem] = []
+    for name, spec in policies:
+        try:
+            result = check_policy(spec, version=version, table=table, schemas=schemas)
+        except Exception as exc:  # type checking must never change the outcome (typechecking.go skips failures)
+            result = TypeChecking((), None, (), (f"type checking could not run: {exc}",))
+        results[name] = result.to_json()
+        doc = docs.get(name)
+        if doc is not None:
+            problems.extend(policy_problems(doc, result))
+    return results, problems
+
+
+def object_problems(doc: Document, schemas: SchemaSet) -> list[Problem]:
+    """Unknown and ill-typed fields of a pasted object, as warnings at their lines."""
+    out = []
+    try:
+        findings = check_object(doc.value, schemas)
+    except RecursionError:  # nested deeper than any Kubernetes object: nothing to say about its fields
+        findings = []
+    for finding in findings:
+        line, column = doc.locate(finding.path)
+        out.append(Problem(doc.pane, doc.index, line, column, render_path(finding.path), "warning", finding.message))
+    return out

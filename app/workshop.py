@@ -1,0 +1,106 @@
+"""Workshop mode: the list of exercises, and the playground opened on one with its task and checks.
+
+    GET  /workshop                  the course: every exercise, in order
+    GET  /workshop/<name>           the page with the exercise's starting panes, task and checks
+    POST /workshop/<name>/evaluate  the form → the result partial and the checks (htmx), or the page
+
+The checks are test cases kept on the server: the page learns how many pass and their names,
+never their objects, messages or the solution.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from flask import Blueprint, Response, abort, make_response, render_template, request, url_for
+from markupsafe import Markup, escape
+
+from . import exercises, isolation, testcases, web
+
+bp = Blueprint("workshop", __name__, url_prefix="/workshop")
+
+_CODE = re.compile(r"`([^`\n]+)`")
+
+
+def task_html(text: str) -> Markup:
+    """The task text as paragraphs, `code` in backticks shown as code; everything else escaped."""
+    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
+    out = []
+    for paragraph in paragraphs:
+        escaped = str(escape(" ".join(paragraph.split())))
+        out.append("<p>" + _CODE.sub(lambda m: f"<code>{m.group(1)}</code>", escaped) + "</p>")
+    return Markup("\n".join(out))
+
+
+def _exercise(name: str) -> exercises.Exercise:
+    exercise = exercises.get(name)
+    if exercise is None:
+        abort(404, description=f"There is no exercise called {name!r}; see the list at /workshop.")
+    return exercise
+
+
+def checks_of(exercise: exercises.Exercise, values: dict[str, str]) -> dict[str, Any]:
+    """Run the exercise's hidden checks against the form's panes; only names and outcomes come back.
+
+    They run in an evaluation worker, bounded like the test cases (app/isolation.py).
+    """
+    try:
+        summary = isolation.run("checks", exercise.name, web.payload_from(values))
+    except isolation.EvaluationStopped as exc:
+        return web.stopped_suite(exc)
+    assert summary is not None
+    return summary
+
+
+def _neighbours(exercise: exercises.Exercise) -> tuple[exercises.Exercise | None, exercises.Exercise | None]:
+    course = exercises.all_exercises()
+    i = course.index(exercise)
+    return (course[i - 1] if i > 0 else None), (course[i + 1] if i + 1 < len(course) else None)
+
+
+def _page(exercise: exercises.Exercise, values: dict[str, str]) -> Response:
+    previous, following = _neighbours(exercise)
+    return web._page(
+        values, None, template="workshop_exercise.html", exercise=exercise, task=task_html(exercise.task),
+        checks=checks_of(exercise, values), previous=previous, following=following,
+        course_length=len(exercises.all_exercises()),
+        evaluate_url=url_for("workshop.evaluate", name=exercise.name),
+    )
+
+
+@bp.get("")
+@bp.get("/")
+def index() -> Response:
+    """List the exercises of the course."""
+    return make_response(render_template("workshop.html", course=exercises.all_exercises()))
+
+
+@bp.get("/<name>")
+def exercise_page(name: str) -> Response:
+    """Open the playground on an exercise: its starting panes, its task, its checks."""
+    exercise = _exercise(name)
+    return _page(exercise, exercise.form())
+
+
+@bp.post("/<name>/evaluate")
+def evaluate(name: str) -> Response:
+    """Evaluate the form and run the checks: partials for htmx, the whole page otherwise."""
+    exercise = _exercise(name)
+    values = web.form_values(request.form)
+    if request.headers.get("HX-Request"):
+        result = web.summarize(values)
+        html = (web.result_partial(result)
+                + render_template("_checks.html", checks=checks_of(exercise, values), oob=True)
+                + testcases.render(web.test_cases(values, result), oob=True))
+        response = web.with_status(make_response(html), result)
+    else:
+        response = _page(exercise, values)
+    response.vary.add("HX-Request")
+    return response
+
+
+# The page's Content-Security-Policy and error pages, as the playground has them.
+bp.after_request(web.protect)
+bp.register_error_handler(404, web.error)
+bp.register_error_handler(413, web.error)

@@ -1,0 +1,639 @@
+"""Type checking policies against Kubernetes schemas, and pasted objects against theirs.
+
+Table tests after k8s.io/apiserver/pkg/admission/plugin/policy/validating/typechecking_test.go
+(TestExtractTypeNames, TestTypeCheck), run against the real schemas of the built-in kinds.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+
+from app import examples, vap
+from app.vap.cel import library
+from app.vap.resources import builtin_table
+from app.vap.schemas import schema_set, schema_versions
+from app.vap.schemas.decltypes import escape
+from app.vap.schemas.validate import check_object
+from app.vap.typecheck import check_policy, types_to_check
+from app.web import payload_from
+
+DEPLOYMENTS = {"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["deployments"]}
+PODS = {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}
+SECRETS = {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["secrets"]}
+
+CRD = yaml.safe_load("""
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+              color: {type: string}
+              x-mode: {type: string}
+              tags: {type: array, items: {type: string}}
+              limits: {type: object, additionalProperties: {type: integer}}
+              extra: {type: object, x-kubernetes-preserve-unknown-fields: true}
+              port: {x-kubernetes-int-or-string: true}
+          status:
+            type: object
+            properties:
+              problematicProperty: {type: object, additionalProperties: true}
+  - name: v2
+    served: false
+    storage: false
+    schema:
+      openAPIV3Schema: {type: object}
+""")
+WIDGETS = {"apiGroups": ["example.com"], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["widgets"]}
+
+
+def _spec(*rules, validations=(), **extra):
+    spec = {"matchConstraints": {"resourceRules": [copy.deepcopy(r) for r in rules]},
+            "validations": [v if isinstance(v, dict) else {"expression": v} for v in validations]}
+    spec.update(extra)
+    return spec
+
+
+def _check(spec, version="1.36", crds=()):
+    table = builtin_table(version)
+    if crds:
+        table = table.with_custom_resources(crds)
+    return check_policy(spec, version=version, table=table, schemas=schema_set(version, crds))
+
+
+def _issues(result):
+    return [(w.field_ref, i.kind, i.line, i.column, i.message) for w in result.warnings for i in w.issues]
+
+
+def _messages(expression, *rules, version="1.36", crds=(), **extra):
+    return [m for *_, m in _issues(_check(_spec(*rules, validations=[expression], **extra), version, crds))]
+
+
+# --------------------------------------------------------------------------------------------
+# Expressions against one kind
+
+CASES = [
+    # (id, rules, expression, the issues expected: (kind, column, message); [] for none)
+    ("typo in a path", [DEPLOYMENTS], "object.spec.replica > 1",
+     [("apps/v1, Kind=Deployment", 12, "undefined field 'replica'")]),
+    ("correct path", [DEPLOYMENTS], "object.spec.replicas > 1", []),
+    ("typo in the metadata", [DEPLOYMENTS], "object.metadata.lables['app'] == 'web'",
+     [("apps/v1, Kind=Deployment", 16, "undefined field 'lables'")]),
+    ("typo inside a comprehension", [DEPLOYMENTS],
+     "object.spec.template.spec.containers.all(c, c.imagee != '')",
+     [("apps/v1, Kind=Deployment", 46, "undefined field 'imagee'")]),
+    ("has() of an unknown field", [DEPLOYMENTS], "has(object.spec.replica)",
+     [("apps/v1, Kind=Deployment", 4, "undefined field 'replica'")]),
+    ("optional selection of an unknown field", [DEPLOYMENTS], "object.spec.?replica.orValue(1) > 0",
+     [("apps/v1, Kind=Deployment", 12, "undefined field 'replica'")]),
+    ("optional selection of a known field", [DEPLOYMENTS], "object.spec.?replicas.orValue(1) > 0", []),
+    ("list used as an object", [DEPLOYMENTS], "object.spec.template.spec.containers.image == 'x'",
+     [("apps/v1, Kind=Deployment", 37,
+       "type 'list(Deployment.spec.template.spec.containers.@idx)' does not support field selection")]),
+    ("list indexed by a name", [DEPLOYMENTS], "object.spec.template.spec.containers['web'].image == 'x'",
+     [("apps/v1, Kind=Deployment", 37, "found no matching overload for '_[_]' applied to "
+                                       "'(list(Deployment.spec.template.spec.containers.@idx), string)'")]),
+    ("map indexed by a number", [DEPLOYMENTS], "object.metadata.labels[0] == 'x'",
+     [("apps/v1, Kind=Deployment", 23,
+       "found no matching overload for '_[_]' applied to '(map(string, string), int)'")]),
+    ("map read as a field", [DEPLOYMENTS], "object.metadata.labels.app == 'web'", []),
+    ("list indexed by a number", [DEPLOYMENTS], "object.spec.template.spec.containers[0].name == 'web'", []),
+    ("int compared with a string", [DEPLOYMENTS], "object.spec.replicas == '3'",
+     [("apps/v1, Kind=Deployment", 22, "found no matching overload for '_==_' applied to '(int, string)'")]),
+    ("string ordered against an int", [DEPLOYMENTS], "object.metadata.name > 3",
+     [("apps/v1, Kind=Deployment", 22, "found no matching overload for '_>_' applied to '(string, int)'")]),
+    ("int and double compare (cross-type numeric comparisons)", [DEPLOYMENTS], "object.spec.replicas > 1.5", []),
+    ("string function called on an int", [DEPLOYMENTS], "object.spec.replicas.startsWith('1')",
+     [("apps/v1, Kind=Deployment", 32, "found no matching overload for 'startsWith' applied to 'int.(string)'")]),
+    ("size() of an int", [DEPLOYMENTS], "size(object.spec.replicas) > 0",
+     [("apps/v1, Kind=Deployment", 5, "found no matching overload for 'size' applied to '(int)'")]),
+    ("an object compared with a string shows the apiserver's type name", [DEPLOYMENTS], "object.spec.template == 'x'",
+     [("apps/v1, Kind=Deployment", 22,
+       "found no matching overload for '_==_' applied to '(Deployment.spec.template, string)'")]),
+    ("map keys are strings", [DEPLOYMENTS], "object.metadata.labels.all(k, k > 1)",
+     [("apps/v1, Kind=Deployment", 33, "found no matching overload for '_>_' applied to '(string, int)'")]),
+    ("list of strings holds strings", [DEPLOYMENTS],
+     "object.spec.selector.matchExpressions.exists(e, e.values.exists(v, v == 1))",
+     [("apps/v1, Kind=Deployment", 70, "found no matching overload for '_==_' applied to '(string, int)'")]),
+    ("int-or-string is dyn", [DEPLOYMENTS],
+     "object.spec.strategy.rollingUpdate.maxSurge == '25%' || object.spec.strategy.rollingUpdate.maxSurge == 1", []),
+    ("quantities are dyn", [DEPLOYMENTS], "object.spec.template.spec.containers.all(c, "
+     "!has(c.resources.limits) || quantity(c.resources.limits.cpu).isLessThan(quantity('2')))", []),
+    ("date-time is a timestamp", [DEPLOYMENTS], "object.metadata.creationTimestamp == ''",
+     [("apps/v1, Kind=Deployment", 35,
+       "found no matching overload for '_==_' applied to '(google.protobuf.Timestamp, string)'")]),
+    ("timestamps compare", [DEPLOYMENTS], "object.metadata.creationTimestamp < timestamp('2030-01-01T00:00:00Z')", []),
+    ("format byte is bytes", [SECRETS], "object.data['key'] == 'x'",
+     [("v1, Kind=Secret", 20, "found no matching overload for '_==_' applied to '(bytes, string)'")]),
+    ("bytes compare with bytes", [SECRETS], "object.data['key'] == b'x' && object.stringData.key == 'y'", []),
+    ("a validation that is not bool", [DEPLOYMENTS], "object.spec.replicas",
+     [("apps/v1, Kind=Deployment", 1, "must evaluate to bool but got int")]),
+    ("request is typed", [DEPLOYMENTS], "request.userInfo.name == 'alice'",
+     [("apps/v1, Kind=Deployment", 17, "undefined field 'name'")]),
+    ("request fields", [DEPLOYMENTS], "request.operation == 'CREATE' && request.userInfo.groups.exists(g, g == 'x') "
+                                      "&& request.namespace == 'default'", []),
+    ("namespaceObject is typed", [DEPLOYMENTS], "namespaceObject.metadata.labels.env == 'prod'", []),
+    ("namespaceObject's hand-written type spells UID", [DEPLOYMENTS], "namespaceObject.metadata.uid != ''",
+     [("apps/v1, Kind=Deployment", 25, "undefined field 'uid'")]),
+    ("authorizer", [DEPLOYMENTS], "authorizer.group('').resource('endpoints').check('create').allowed()", []),
+    ("authorizer invalid", [DEPLOYMENTS], "authorizer.allowed()",
+     [("apps/v1, Kind=Deployment", 19,
+       "found no matching overload for 'allowed' applied to 'kubernetes.authorization.Authorizer.()'")]),
+    ("dyn() opts out of type checking", [DEPLOYMENTS], "dyn(object).spec.anything == 1", []),
+    ("kind and apiVersion are strings", [DEPLOYMENTS], "object.kind == 'Deployment' && object.apiVersion != ''", []),
+    ("each path is a type of its own: containers and initContainers do not concatenate", [PODS],
+     "(object.spec.containers + object.spec.initContainers).size() > 0",
+     [("v1, Kind=Pod", 25, "found no matching overload for '_+_' applied to "
+                           "'(list(Pod.spec.containers.@idx), list(Pod.spec.initContainers.@idx))'")]),
+    ("dyn() lets them concatenate", [PODS],
+     "(dyn(object.spec.containers) + object.spec.initContainers).size() > 0", []),
+    ("a list is never null", [PODS], "object.spec.volumes == null",
+     [("v1, Kind=Pod", 21,
+       "found no matching overload for '_==_' applied to '(list(Pod.spec.volumes.@idx), null_type)'")]),
+    ("an object may be null", [PODS], "object.spec.securityContext == null", []),
+    ("optional field of a list item", [PODS],
+     "object.spec.containers.exists(c, c.securityContext.?privileged.orValue(false))", []),
+]
+
+
+@pytest.mark.parametrize("rules, expression, expected", [pytest.param(*c[1:], id=c[0]) for c in CASES])
+def test_expression_against_one_kind(rules, expression, expected):
+    result = _check(_spec(*rules, validations=[expression]))
+    assert [(k, c, m) for _, k, _, c, m in _issues(result)] == expected
+
+
+def test_warning_text_is_the_apiservers_status():
+    result = _check(_spec(DEPLOYMENTS, validations=["object.spec.replica > 1"]))
+    assert [w.to_json()["fieldRef"] for w in result.warnings] == ["spec.validations[0].expression"]
+    assert result.warnings[0].warning == (
+        "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replica'\n"
+        " | object.spec.replica > 1\n"
+        " | ...........^\n"
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Several kinds
+
+
+def test_field_of_deployment_is_reported_for_pod_only():
+    result = _check(_spec(DEPLOYMENTS, PODS, validations=["object.spec.template.spec.containers.size() > 0"]))
+    assert result.kinds == ("v1, Kind=Pod", "apps/v1, Kind=Deployment")  # sorted by group, version, kind
+    assert _issues(result) == [
+        ("spec.validations[0].expression", "v1, Kind=Pod", 1, 12, "undefined field 'template'")
+    ]
+
+
+def test_field_of_pod_is_reported_for_deployment_only():
+    result = _check(_spec(DEPLOYMENTS, PODS, validations=["object.spec.containers.all(c, c.name != '')"]))
+    assert [(k, m) for _, k, _, _, m in _issues(result)] == [
+        ("apps/v1, Kind=Deployment", "undefined field 'containers'")]
+
+
+def test_warning_joins_one_paragraph_per_kind():
+    rules = dict(DEPLOYMENTS, resources=["deployments", "replicasets"])
+    result = _check(_spec(rules, validations=["object.replicas > 1"]))
+    assert result.warnings[0].warning == (
+        "apps/v1, Kind=Deployment: ERROR: <input>:1:7: undefined field 'replicas'\n"
+        " | object.replicas > 1\n"
+        " | ......^\n"
+        "\n"
+        "apps/v1, Kind=ReplicaSet: ERROR: <input>:1:7: undefined field 'replicas'\n"
+        " | object.replicas > 1\n"
+        " | ......^\n"
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Which kinds (TestExtractTypeNames)
+
+
+@pytest.mark.parametrize("rules, expected", [
+    pytest.param([], [], id="empty"),
+    pytest.param([DEPLOYMENTS], [("apps", "v1", "Deployment")], id="specific"),
+    pytest.param([DEPLOYMENTS, PODS], [("", "v1", "Pod"), ("apps", "v1", "Deployment")], id="multiple"),
+    pytest.param([dict(DEPLOYMENTS, resources=["*"])], [], id="all resources"),
+    pytest.param([dict(DEPLOYMENTS, resources=["pods/*"])], [], id="sub resources"),
+    pytest.param([DEPLOYMENTS, dict(DEPLOYMENTS, apiVersions=["*"])], [("apps", "v1", "Deployment")], id="mixtures"),
+    pytest.param([dict(DEPLOYMENTS, apiGroups=["*"])], [], id="wildcard group"),
+    pytest.param([dict(DEPLOYMENTS, resources=["deployment"])], [("apps", "v1", "Deployment")], id="singular name"),
+    pytest.param([dict(DEPLOYMENTS, apiVersions=["v1beta1"])], [], id="a version that is not served"),
+    pytest.param([dict(DEPLOYMENTS, resources=["nosuchthings"])], [], id="unknown resource"),
+])
+def test_types_to_check(rules, expected):
+    assert types_to_check(_spec(*rules), builtin_table("1.36")).gvks == expected
+
+
+def test_at_most_ten_kinds_are_checked():
+    core = ["configmaps", "endpoints", "events", "limitranges", "persistentvolumeclaims", "pods", "podtemplates",
+            "replicationcontrollers", "resourcequotas", "secrets", "serviceaccounts", "services"]
+    spec = _spec(dict(PODS, resources=core), validations=["object.nothing == 1"])
+    found = types_to_check(spec, builtin_table("1.36"))
+    assert len(found.gvks) == 10
+    assert any("only the first 10 kinds" in s for s in found.skipped)
+    assert len(_check(spec).warnings[0].issues) == 10
+
+
+def test_wildcards_are_explained_and_nothing_is_checked():
+    result = _check(_spec(dict(DEPLOYMENTS, apiGroups=["*"]), validations=["object.spec.replica > 1"]))
+    assert result.warnings == () and result.kinds == ()
+    assert any("wildcard API group" in line for line in result.explanation)
+
+
+# --------------------------------------------------------------------------------------------
+# Expressions other than validations
+
+
+def test_message_expression_of_the_wrong_type():
+    spec = _spec(DEPLOYMENTS, validations=[{"expression": "true", "messageExpression": "'n=' + object.spec.replicas"}])
+    assert _issues(_check(spec)) == [("spec.validations[0].messageExpression", "apps/v1, Kind=Deployment", 1, 6,
+                                      "found no matching overload for '_+_' applied to '(string, int)'")]
+
+
+def test_message_expression_must_be_a_string():
+    spec = _spec(DEPLOYMENTS, validations=[{"expression": "true", "messageExpression": "object.spec.replicas"}])
+    assert [m for *_, m in _issues(_check(spec))] == ["must evaluate to string but got int"]
+
+
+def test_match_conditions_are_checked():
+    spec = _spec(DEPLOYMENTS, validations=["true"],
+                 matchConditions=[{"name": "big", "expression": "object.spec.replica > 5"}])
+    assert _issues(_check(spec)) == [("spec.matchConditions[0].expression", "apps/v1, Kind=Deployment", 1, 12,
+                                      "undefined field 'replica'")]
+
+
+def test_audit_annotations_are_checked():
+    spec = _spec(DEPLOYMENTS, validations=["true"],
+                 auditAnnotations=[{"key": "replicas", "valueExpression": "object.spec.replicas"}])
+    assert [(r, m) for r, _, _, _, m in _issues(_check(spec))] == [
+        ("spec.auditAnnotations[0].valueExpression", "must evaluate to one of [string null_type] but got int")]
+
+
+def test_variables_are_typed_from_the_object():
+    spec = _spec(DEPLOYMENTS, validations=["variables.replicas == '3'"],
+                 variables=[{"name": "replicas", "expression": "object.spec.replicas"}])
+    assert _issues(_check(spec)) == [("spec.validations[0].expression", "apps/v1, Kind=Deployment", 1, 20,
+                                      "found no matching overload for '_==_' applied to '(int, string)'")]
+
+
+def test_variable_of_a_list_of_objects_keeps_its_element_type():
+    spec = _spec(DEPLOYMENTS, validations=["variables.containers.all(c, c.imagee != '')"],
+                 variables=[{"name": "containers", "expression": "object.spec.template.spec.containers"}])
+    assert [m for *_, m in _issues(_check(spec))] == ["undefined field 'imagee'"]
+
+
+def test_a_failing_variable_is_reported_once_and_typed_dyn():
+    spec = _spec(DEPLOYMENTS, validations=["variables.name == object.spec.replicas"],
+                 variables=[{"name": "name", "expression": "object.spec.replicas == 'str'"}])
+    assert [r for r, *_ in _issues(_check(spec))] == ["spec.variables[0].expression"]
+
+
+def test_undefined_variable():
+    spec = _spec(DEPLOYMENTS, validations=["variables.nonExisting"],
+                 variables=[{"name": "works", "expression": "true"}])
+    assert [m for *_, m in _issues(_check(spec))] == ["undefined field 'nonExisting'"]
+
+
+# --------------------------------------------------------------------------------------------
+# params
+
+
+def test_params_typed_from_a_built_in_param_kind():
+    extra = {"paramKind": {"apiVersion": "v1", "kind": "ConfigMap"}}
+    assert _messages("object.spec.replicas <= int(params.data.maxReplicas)", DEPLOYMENTS, **extra) == []
+    assert _messages("object.spec.replicas <= params.data.maxReplicas", DEPLOYMENTS, **extra) == [
+        "found no matching overload for '_<=_' applied to '(int, string)'"]
+    assert _messages("params.spec.max > 1", DEPLOYMENTS, **extra) == ["undefined field 'spec'"]
+    assert _check(_spec(DEPLOYMENTS, validations=["true"], **extra)).params == "v1, Kind=ConfigMap"
+
+
+def test_params_typed_from_a_crd():
+    extra = {"paramKind": {"apiVersion": "example.com/v1", "kind": "Widget"}}
+    assert _messages("object.spec.replicas <= params.spec.size", DEPLOYMENTS, crds=[CRD], **extra) == []
+    assert _messages("object.spec.replicas <= params.spec.color", DEPLOYMENTS, crds=[CRD], **extra) == [
+        "found no matching overload for '_<=_' applied to '(int, string)'"]
+
+
+def test_params_of_an_unknown_kind_are_dyn():
+    extra = {"paramKind": {"apiVersion": "example.com/v1", "kind": "Unknown"}}
+    result = _check(_spec(DEPLOYMENTS, validations=["object.spec.replicas <= params.whatever.max"], **extra))
+    assert result.warnings == () and result.params is None
+    assert any("paramKind" in line for line in result.explanation)
+
+
+# --------------------------------------------------------------------------------------------
+# CustomResourceDefinitions
+
+
+@pytest.mark.parametrize("expression, expected", [
+    pytest.param("object.spec.size > 1 && object.spec.color.startsWith('r')", [], id="typed fields"),
+    pytest.param("object.spec.sise > 1", ["undefined field 'sise'"], id="typo"),
+    pytest.param("object.spec.size == 'big'", ["found no matching overload for '_==_' applied to '(int, string)'"],
+                 id="wrong type"),
+    pytest.param("object.spec.tags.exists(t, t == 'a') && object.spec.limits.all(k, object.spec.limits[k] > 0)", [],
+                 id="list and map"),
+    pytest.param("object.spec.x__dash__mode == 'fast'", [], id="escaped property name"),
+    pytest.param("object.spec.extra.anything.goes == 1", [], id="preserve-unknown-fields is dyn"),
+    pytest.param("object.spec.port == 80 || object.spec.port == 'http'", [], id="int-or-string"),
+    pytest.param("object.status.problematicProperty.foo == 'bar'", [], id="additionalProperties true"),
+    pytest.param("object.metadata.labels.app == 'x' && object.metadata.name != ''", [], id="full ObjectMeta"),
+])
+def test_crd_fields(expression, expected):
+    assert _messages(expression, WIDGETS, crds=[CRD]) == expected
+
+
+def _crd(plural: str, kind: str, spec_properties: str) -> dict:
+    """A one-version CRD of example.com whose spec has the given properties (YAML flow mapping)."""
+    crd = copy.deepcopy(CRD)
+    crd["metadata"]["name"] = f"{plural}.example.com"
+    crd["spec"]["names"] = {"plural": plural, "kind": kind}
+    crd["spec"]["versions"] = crd["spec"]["versions"][:1]
+    spec = {"type": "object", "properties": yaml.safe_load(spec_properties)}
+    schema = {"type": "object", "properties": {"spec": spec}}
+    crd["spec"]["versions"][0]["schema"] = {"openAPIV3Schema": schema}
+    return crd
+
+
+ODD_CRD = _crd("things", "Thing", """{
+  foo_bar: {type: string}, fooBar: {type: integer}, if: {type: string}, "1st": {type: string},
+  nested: {type: array, items: {type: array, items: {type: integer}}},
+  mapOfLists: {type: object, additionalProperties: {type: array, items: {type: string}}},
+  embedded: {type: object, x-kubernetes-embedded-resource: true,
+             properties: {spec: {type: object, properties: {a: {type: string}}}}}}""")
+THINGS = dict(WIDGETS, resources=["things"])
+
+
+@pytest.mark.parametrize("expression, expected", [
+    pytest.param("object.spec.foo_bar == 'a' && object.spec.fooBar == 1", [], id="names alike but for case and _"),
+    pytest.param("object.spec.if == 'x' && object.spec.__if__ == 'x'", [], id="reserved word"),
+    pytest.param("object.spec.nested[0][0] == 1 && object.spec.mapOfLists['a'][0] == 'x'", [],
+                 id="lists of lists and maps of lists"),
+    pytest.param("object.spec.embedded.kind == 'X' && object.spec.embedded.metadata.name == 'a' "
+                 "&& object.spec.embedded.spec.a == 'b'", [], id="embedded resource"),
+    pytest.param("object.spec.embedded.metadata.labels.x == 'y'", ["undefined field 'labels'"],
+                 id="an embedded resource's metadata has only name and generateName"),
+])
+def test_crd_with_unusual_properties(expression, expected):
+    assert _messages(expression, THINGS, crds=[ODD_CRD]) == expected
+
+
+def test_crd_version_that_is_not_served_is_not_checked():
+    result = _check(_spec(dict(WIDGETS, apiVersions=["v2"]), validations=["object.nothing"]), crds=[CRD])
+    assert result.kinds == () and result.warnings == ()
+
+
+# --------------------------------------------------------------------------------------------
+# Versions
+
+
+def test_reserved_words_are_field_names_from_131():
+    assert _messages("object.metadata.namespace == 'default'", DEPLOYMENTS, version="1.31") == []
+    assert _messages("object.metadata.namespace == 'default'", DEPLOYMENTS, version="1.30") == [
+        "undefined field 'namespace'"]
+    assert _messages("object.metadata.__namespace__ == 'default'", DEPLOYMENTS, version="1.30") == []
+
+
+def test_fields_follow_the_kubernetes_version():
+    rules = dict(PODS, resources=["pods"])
+    # PodSpec.resources (pod-level resources) arrived in 1.32
+    assert _messages("has(object.spec.resources)", rules, version="1.36") == []
+    assert _messages("has(object.spec.resources)", rules, version="1.31") == ["undefined field 'resources'"]
+
+
+def test_every_supported_version_has_schemas():
+    assert set(library.SUPPORTED_VERSIONS) <= set(schema_versions())
+
+
+@pytest.mark.parametrize("name, escaped", [
+    ("replicas", "replicas"), ("namespace", "__namespace__"), ("x-mode", "x__dash__mode"),
+    ("a.b/c", "a__dot__b__slash__c"), ("a__b", "a__underscores__b"), ("1st", None), ("a b", None),
+])
+def test_property_names_are_escaped_as_the_apiserver_does(name, escaped):
+    assert escape(name) == escaped
+
+
+# --------------------------------------------------------------------------------------------
+# Caching
+
+
+def test_type_checking_is_cached_on_policy_version_and_kinds():
+    spec = _spec(DEPLOYMENTS, validations=["object.spec.replicas > 1"])
+    first = _check(spec)
+    assert _check(copy.deepcopy(spec)) is first
+    assert _check(spec, version="1.35") is not first
+
+
+# --------------------------------------------------------------------------------------------
+# Through the API
+
+
+POLICY = """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: replicas.example.com
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["apps"]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["deployments"]
+    - apiGroups: [""]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["pods"]
+  validations:
+  - expression: |
+      object.kind != 'Deployment' ||
+        object.spec.replicas <= 5
+"""
+BINDING = """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: replicas
+spec:
+  policyName: replicas.example.com
+  validationActions: [Deny]
+"""
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: default
+spec:
+  replicas: 3
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: nginx
+"""
+
+
+def test_api_reports_type_checking_per_policy_and_problems_at_the_expression():
+    result = vap.evaluate({"policy": POLICY, "binding": BINDING, "object": DEPLOYMENT})
+    assert result["allowed"] is True  # type checking never changes the decision
+    (policy,) = result["policies"]
+    tc = policy["typeChecking"]
+    assert tc["checkedKinds"] == ["v1, Kind=Pod", "apps/v1, Kind=Deployment"]
+    (warning,) = tc["expressionWarnings"]
+    assert warning["fieldRef"] == "spec.validations[0].expression"
+    assert warning["warning"].startswith("v1, Kind=Pod: ERROR: <input>:2:14: undefined field 'replicas'\n")
+    assert warning["issues"] == [{"kind": "v1, Kind=Pod", "line": 2, "column": 14,
+                                  "message": "undefined field 'replicas'"}]
+    (problem,) = [p for p in result["problems"] if p["path"] == "spec.validations[0].expression"]
+    assert problem["severity"] == "warning"
+    assert problem["pane"] == "policy"
+    # line 2 of the block scalar is line 19 of the pane, where the '.' before "replicas" is column 20
+    assert (problem["line"], problem["column"]) == (19, 20)
+    assert POLICY.splitlines()[18][problem["column"] - 1 :].startswith(".replicas")
+    assert "v1, Kind=Pod" in problem["message"] and "undefined field 'replicas'" in problem["message"]
+
+
+def test_rejected_policy_is_not_type_checked():
+    policy = POLICY.replace("object.kind != 'Deployment'", "object.kind != ")
+    result = vap.evaluate({"policy": policy, "binding": BINDING, "object": DEPLOYMENT})
+    assert all("typeChecking" not in p for p in result["policies"])
+    assert not any(p["severity"] == "warning" and "type checking" in p["message"] for p in result["problems"])
+
+
+def test_page_shows_the_warnings_beside_the_expression(client):
+    form = examples.get("replica-limit").form()
+    form["policy"] = form["policy"].replace("object.spec.replicas <= int", "object.spec.replica <= int")
+    html = client.post("/evaluate", data=form, headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert 'data-type-checking data-warnings="1"' in html
+    assert 'data-field-ref="spec.validations[0].expression"' in html
+    assert "data-type-warning-inline>type checking: apps/v1, Kind=Deployment: ERROR: &lt;input&gt;:1:12: " \
+           "undefined field &#39;replica&#39;" in html
+    assert 'data-severity="warning" data-message="type checking against apps/v1, Kind=Deployment: ' \
+           'undefined field &#39;replica&#39;"' in html
+
+
+# --------------------------------------------------------------------------------------------
+# Objects in the object panes
+
+
+def _object_problems(text, pane="object", crds=None):
+    payload = {"policy": POLICY, "binding": BINDING, pane: text}
+    if crds:
+        payload["params"] = crds
+    result = vap.evaluate(payload)
+    return [(p["line"], p["path"], p["message"]) for p in result["problems"]
+            if p["pane"] == pane and p["severity"] == "warning"], result
+
+
+def test_valid_object_has_no_problem():
+    found, result = _object_problems(DEPLOYMENT)
+    assert found == []
+    assert not [p for p in result["problems"] if p["severity"] == "error"]
+
+
+def test_unknown_field_is_a_warning_at_its_line():
+    found, result = _object_problems(DEPLOYMENT.replace("  replicas: 3", "  replica: 3"))
+    assert found == [(7, "spec.replica", 'unknown field "spec.replica"')]
+    assert not [p for p in result["problems"] if p["pane"] == "object" and p["severity"] == "error"]
+
+
+def test_unknown_field_in_a_list_item():
+    text = DEPLOYMENT.replace("        image: nginx", "        image: nginx\n        imagePull: x")
+    found, _ = _object_problems(text)
+    assert found == [(17, "spec.template.spec.containers[0].imagePull",
+                      'unknown field "spec.template.spec.containers[0].imagePull"')]
+
+
+def test_ill_typed_field_is_worded_as_the_decoder_does():
+    found, _ = _object_problems(DEPLOYMENT.replace("replicas: 3", 'replicas: "3"'))
+    assert found == [(7, "spec.replicas", 'Deployment in version "v1" cannot be handled as a Deployment: '
+                                          "json: cannot unmarshal string into Go struct field DeploymentSpec.spec"
+                                          ".replicas of type int32")]
+
+
+@pytest.mark.parametrize("change, path, message", [
+    (("image: nginx", "image: 1.5"), "spec.template.spec.containers[0].image",
+     "json: cannot unmarshal number into Go struct field Container.spec.template.spec.containers.image "
+     "of type string"),
+    (("labels: {app: web}\n    spec", "labels: {app: 1}\n    spec"), "spec.template.metadata.labels.app",
+     "json: cannot unmarshal number into Go struct field ObjectMeta.spec.template.metadata.labels of type string"),
+    (("replicas: 3", "replicas: 2.5"), "spec.replicas",
+     "json: cannot unmarshal number 2.5 into Go struct field DeploymentSpec.spec.replicas of type int32"),
+    (("      - name: web", "      - 42\n      - name: web"), "spec.template.spec.containers[0]",
+     "json: cannot unmarshal number into Go struct field PodSpec.spec.template.spec.containers of type v1.Container"),
+    (("image: nginx", "image: nginx\n        resources: {limits: {cpu: 2x}}"),
+     "spec.template.spec.containers[0].resources.limits.cpu",
+     "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+])
+def test_decoder_errors(change, path, message):
+    found, _ = _object_problems(DEPLOYMENT.replace(*change))
+    assert [(p, m) for _, p, m in found] == [(path, 'Deployment in version "v1" cannot be handled as a '
+                                                    f"Deployment: {message}")]
+
+
+def test_quantities_and_int_or_string_accept_their_forms():
+    text = DEPLOYMENT.replace("image: nginx", "image: nginx\n        resources: {limits: {cpu: 500m, memory: 1}}")
+    text += "  strategy:\n    rollingUpdate: {maxSurge: 25%, maxUnavailable: 1}\n"
+    assert _object_problems(text)[0] == []
+
+
+def test_old_object_is_checked_too():
+    found, _ = _object_problems(DEPLOYMENT.replace("  replicas: 3", "  replicaz: 3"), pane="oldObject")
+    assert found == [(7, "spec.replicaz", 'unknown field "spec.replicaz"')]
+
+
+def test_custom_resource_is_checked_against_its_crd():
+    widget = ("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\n"
+              "spec:\n  size: big\n  colour: red\n  extra: {free: form}\n")
+    found, _ = _object_problems(widget, crds=yaml.safe_dump(CRD))
+    assert found == [
+        (5, "spec.size", 'spec.size: Invalid value: "string": spec.size in body must be of type integer: "string"'),
+        (6, "spec.colour", 'unknown field "spec.colour"'),
+    ]
+
+
+def test_object_of_an_unknown_kind_is_not_judged():
+    assert check_object({"apiVersion": "example.com/v1", "kind": "Nothing", "spec": {"x": 1}},
+                        schema_set("1.36")) == []
+
+
+def test_secret_data_must_be_base64():
+    found = check_object({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"},
+                          "data": {"ok": "aGVsbG8=", "bad": "a*bc"}}, schema_set("1.36"))
+    assert [(f.path, f.message) for f in found] == [
+        (("data", "bad"), 'Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 1')]
+
+
+# --------------------------------------------------------------------------------------------
+# The gallery
+
+
+@pytest.mark.parametrize("example", examples.all_examples(), ids=[e.name for e in examples.all_examples()])
+def test_gallery_example_type_checks_without_warnings(example):
+    result = vap.evaluate(payload_from(example.form()))
+    warnings = [p for p in result["problems"] if p["severity"] == "warning" and p["pane"] in ("policy", "object",
+                                                                                               "oldObject")]
+    assert warnings == []
+    for policy in result["policies"]:
+        if "typeChecking" in policy:
+            assert policy["typeChecking"]["expressionWarnings"] == []
