@@ -27,9 +27,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         static_folder=os.path.join(_ROOT, "static"),
     )
     app.config.from_mapping(
-        # Largest request body accepted, in bytes (413 above it).
-        MAX_CONTENT_LENGTH=1024 * 1024,
-        MAX_FORM_MEMORY_SIZE=1024 * 1024,
+        # Largest request body accepted, in bytes (413 above it): kube-apiserver's own bound on a request
+        # body (3 MiB), so an object the apiserver would take, up to etcd's 1.5 MiB, can be pasted.
+        MAX_CONTENT_LENGTH=3 * 1024 * 1024,
+        MAX_FORM_MEMORY_SIZE=3 * 1024 * 1024,
         # Shared scenarios: SQLite in DATA_DIR unless DATABASE_URL names a PostgreSQL database.
         DATA_DIR=os.environ.get("DATA_DIR", "data"),
         DATABASE_URL=os.environ.get("DATABASE_URL", ""),

@@ -91,11 +91,13 @@ def measure_api(rows: list[dict[str, Any]], items: list[scenarios.Scenario], arg
     with server.gunicorn(args.workers) as srv:
         pids = srv.worker_pids()
         out["workerRssAtStartMb"] = [server.rss_mb(p) for p in pids]
-        # every worker sees every scenario before anything is timed
+        # every evaluation worker sees every scenario before anything is timed (the gallery it has seen:
+        # the fork server evaluates it at start)
         warmup = server.load(srv.port, list(bodies.values()), clients=args.clients,
-                             requests=len(bodies) * (2 * args.workers + 2))
+                             requests=len(bodies) * (len(srv.evaluation_worker_pids()) + 2))
         if warmup.errors:
-            raise RuntimeError(f"{warmup.errors} requests failed while warming the workers up")
+            raise RuntimeError(f"{warmup.errors} requests failed while warming the workers up: "
+                               f"{warmup.error_samples}")
         for row in rows:
             result = server.load(srv.port, [bodies[row["name"]]], clients=args.clients, requests=args.requests)
             row["apiP50Ms"] = server.percentile(result.latencies, 50) * 1e3
@@ -113,6 +115,9 @@ def measure_api(rows: list[dict[str, Any]], items: list[scenarios.Scenario], arg
             }
         out["workerPeakRssMb"] = [server.peak_rss_mb(p) for p in pids]
         out["workerRssMb"] = [server.rss_mb(p) for p in pids]
+        evaluation_pids = srv.evaluation_worker_pids()
+        out["evaluationWorkerPeakRssMb"] = [server.peak_rss_mb(p) for p in evaluation_pids]
+        out["evaluationWorkerRssMb"] = [server.rss_mb(p) for p in evaluation_pids]
     return out
 
 
@@ -211,8 +216,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help=f"results file (default {DEFAULT_JSON})")
     parser.add_argument("--repeat", type=int, help="warm repeats per scenario (default 40; quick 5)")
     parser.add_argument("--cold-repeat", type=int, help="cold repeats per scenario (default 7; quick 2)")
-    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers (default 2)")
-    parser.add_argument("--clients", type=int, help="concurrent API clients (default 2 per worker)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="gunicorn workers (default 1, as served; each runs its own evaluation workers)")
+    parser.add_argument("--clients", type=int, help="concurrent API clients (default 8)")
     parser.add_argument("--requests", type=int, help="API requests per scenario (default 60; quick 6)")
     parser.add_argument("--throughput-requests", type=int, help="requests of the throughput run (default 1000)")
     parser.add_argument("--no-server", action="store_true", help="skip the gunicorn measurements")
@@ -220,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.repeat = args.repeat or (5 if args.quick else 40)
     args.cold_repeat = args.cold_repeat or (2 if args.quick else 7)
-    args.clients = args.clients or 2 * args.workers
+    args.clients = args.clients or 8
     args.requests = args.requests or (6 if args.quick else 60)
     args.throughput_requests = args.throughput_requests or (30 if args.quick else 1000)
 
@@ -250,7 +256,11 @@ def main(argv: list[str] | None = None) -> int:
                   f"{api['clients']} clients, gallery mix; p50 {t['p50Ms']:.1f} ms, p95 {t['p95Ms']:.1f} ms, "
                   f"p99 {t['p99Ms']:.1f} ms)")
         if peak:
-            print("peak memory per worker (RSS): " + ", ".join(f"{p:.0f} MiB" for p in peak))
+            print("peak memory per gunicorn worker (RSS): " + ", ".join(f"{p:.0f} MiB" for p in peak))
+        evaluation_peak = [p for p in api.get("evaluationWorkerPeakRssMb", []) if p is not None]
+        if evaluation_peak:
+            print(f"peak memory per evaluation worker (RSS, {len(evaluation_peak)} workers): "
+                  f"median {statistics.median(evaluation_peak):.0f} MiB, largest {max(evaluation_peak):.0f} MiB")
     for t in result["targets"]:
         print(f"[{'met' if t['met'] else 'MISSED'}] {t['target']}: {t['value']:.2f} ({t['detail']})")
     args.json.parent.mkdir(parents=True, exist_ok=True)

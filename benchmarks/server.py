@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,11 +41,21 @@ class Server:
 
     def worker_pids(self) -> list[int]:
         """The pids of gunicorn's workers (the master's children)."""
-        path = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
-        try:
-            return [int(p) for p in path.read_text().split()]
-        except OSError:
-            return []
+        return children(self.process.pid)
+
+    def evaluation_worker_pids(self) -> list[int]:
+        """The pids of the evaluation workers (app/isolation.py): the children of the fork server each
+        gunicorn worker starts."""
+        return [pid for worker in self.worker_pids() for child in children(worker) for pid in children(child)]
+
+
+def children(pid: int) -> list[int]:
+    """The child processes of a process (Linux /proc)."""
+    try:
+        return [int(p) for t in Path(f"/proc/{pid}/task").iterdir()
+                for p in (t / "children").read_text().split()]
+    except OSError:
+        return []
 
 
 def _status_mb(pid: int, field: str) -> float | None:
@@ -73,13 +83,15 @@ def gunicorn(workers: int, *, timeout: float = 60.0) -> Iterator[Server]:
     """Run the playground under gunicorn on a free port for the duration of the block."""
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="playground-bench-") as data_dir:
-        env = {**os.environ, "DATA_DIR": data_dir, "PLAYGROUND_MAX_CONTENT_LENGTH": str(16 * 1024 * 1024),
+        # the served configuration (admission-playground serve), without the per-client rate limits: every
+        # client of the benchmark is one address
+        env = {**os.environ, "DATA_DIR": data_dir, "PLAYGROUND_RATE_LIMIT_ENABLED": "false",
                "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
         env.pop("DATABASE_URL", None)
         log = tempfile.TemporaryFile()
         process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
-             "--timeout", "120", "app:create_app()"],
+            [sys.executable, "-m", "gunicorn", "--config", "python:app.gunicorn_conf", "--bind", f"127.0.0.1:{port}",
+             "--workers", str(workers), "app:create_app()"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
         server = Server(port, process)
@@ -132,6 +144,7 @@ class Load:
     latencies: list[float]
     elapsed: float
     errors: int
+    error_samples: list[str] = field(default_factory=list)
 
     @property
     def throughput(self) -> float:
@@ -142,6 +155,7 @@ def load(port: int, bodies: Sequence[bytes], *, clients: int, requests: int) -> 
     """Send ``requests`` evaluations (cycling through ``bodies``) from ``clients`` concurrent clients."""
     latencies: list[float] = []
     errors = [0]
+    samples: list[str] = []
     counter = [0]
     lock = threading.Lock()
 
@@ -152,12 +166,14 @@ def load(port: int, bodies: Sequence[bytes], *, clients: int, requests: int) -> 
                 if n >= requests:
                     return
                 counter[0] += 1
-            status, seconds, _ = request(port, "POST", "/api/v1/evaluate", bodies[n % len(bodies)])
+            status, seconds, answer = request(port, "POST", "/api/v1/evaluate", bodies[n % len(bodies)])
             with lock:
                 if status == 200:
                     latencies.append(seconds)
                 else:
                     errors[0] += 1
+                    if len(samples) < 3:
+                        samples.append(f"{status}: {answer[:300]!r}")
 
     threads = [threading.Thread(target=client, daemon=True) for _ in range(clients)]
     start = time.perf_counter()
@@ -165,7 +181,7 @@ def load(port: int, bodies: Sequence[bytes], *, clients: int, requests: int) -> 
         t.start()
     for t in threads:
         t.join()
-    return Load(latencies, time.perf_counter() - start, errors[0])
+    return Load(latencies, time.perf_counter() - start, errors[0], samples)
 
 
 def percentile(samples: Sequence[float], q: float) -> float:

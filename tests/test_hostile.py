@@ -199,8 +199,8 @@ CASES = [
     Case("python object tag", api({"policy": "", "params": _tagged()}), _no_side_effect),
     Case("python name tag", api({"policy": "", "object": "x: !!python/name:os.system ''"}),
          problem("could not determine a constructor")),
-    Case("body over the size limit", raw(json.dumps({"policy": "x" * (1024 * 1024)})),
-         error(413, "larger than the limit of 1048576 bytes")),
+    Case("body over the size limit", raw(json.dumps({"policy": "x" * (3 * 1024 * 1024)})),
+         error(413, "larger than the limit of 3145728 bytes")),
     # text and types
     Case("malformed UTF-8 body", raw(b'{"policy": "\xff\xfe\xc3("}'), error(400, "must be JSON")),
     Case("lone surrogates", api({"policy": "", "object": h.configmap("\ud800", data={"\udfff": "\ud83d\ude00"})}),
