@@ -131,31 +131,36 @@ def parse_path(path: str) -> Path:
     return tuple("matchResources" if p == "matchResouces" else p for p in parts)
 
 
-class _Loader(yaml.SafeLoader):
-    """A safe loader that also refuses to build YAML's timestamp objects (Kubernetes keeps strings).
+class _Bounded:
+    """Counts what a loader composes against the scenario's bounds (app/vap/limits.py) as it goes, so
+    an oversized, too deep or alias-heavy pane stops early instead of being read whole."""
 
-    It counts what it reads against the scenario's bounds (app/vap/limits.py) as it goes, so an
-    oversized, too deep or alias-heavy pane stops early instead of being read whole.
-    """
-
-    def __init__(self, stream: str, usage: bounds.Usage | None = None) -> None:
-        super().__init__(stream)
+    def _bound(self, usage: bounds.Usage | None) -> None:
         self._usage = usage or bounds.Usage()
         self._depth = 0
 
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
-        mark = self.peek_event().start_mark
+        mark = self.peek_event().start_mark  # type: ignore[attr-defined]
         line, column = mark.line + 1, mark.column + 1
-        if self.check_event(yaml.AliasEvent):
+        if self.check_event(yaml.AliasEvent):  # type: ignore[attr-defined]
             self._usage.alias(line, column)
-            return super().compose_node(parent, index)
+            return super().compose_node(parent, index)  # type: ignore[misc]
         self._usage.compose(line, column)
         self._depth += 1
         try:
             self._usage.depth(self._depth, line, column)
-            return super().compose_node(parent, index)
+            return super().compose_node(parent, index)  # type: ignore[misc]
         finally:
             self._depth -= 1
+
+
+class _Loader(_Bounded, yaml.SafeLoader):
+    """A safe loader that also refuses to build YAML's timestamp objects (Kubernetes keeps strings),
+    bounded as it reads. Written in Python: the reference for every message about the text."""
+
+    def __init__(self, stream: str, usage: bounds.Usage | None = None) -> None:
+        yaml.SafeLoader.__init__(self, stream)
+        self._bound(usage)
 
 
 # Kubernetes decodes YAML into JSON: dates stay strings.
@@ -163,6 +168,29 @@ _Loader.yaml_implicit_resolvers = {
     k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
     for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+
+try:
+    from yaml._yaml import CParser as _CParser
+except ImportError:  # PyYAML built without libyaml: every pane is read by the Python loader
+    _CParser = None
+
+if _CParser is not None:
+
+    class _FastLoader(_Bounded, yaml.composer.Composer, _CParser,  # type: ignore[valid-type,misc]
+                      yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
+        """The same loader with libyaml's scanner and parser (some 40 times quicker on a large pane);
+        the nodes are composed, bounded and built in Python as with :class:`_Loader`. libyaml is the
+        parser go-yaml, and so kubectl and the apiserver, derive from. A pane it cannot read is read
+        again by :class:`_Loader`, whose messages the playground reports."""
+
+        yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
+
+        def __init__(self, stream: str, usage: bounds.Usage | None = None) -> None:
+            _CParser.__init__(self, stream)
+            yaml.constructor.SafeConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+            yaml.composer.Composer.__init__(self)
+            self._bound(usage)
 
 
 def _build(
@@ -256,6 +284,46 @@ def load_pane(pane: str, source: Any, usage: bounds.Usage | None = None) -> tupl
 
 
 def _load_text(pane: str, source: str, usage: bounds.Usage) -> tuple[list[Document], list[Problem]]:
+    if _CParser is not None:
+        before = usage.counts()
+        try:
+            return _load_fast(pane, source, usage)
+        except bounds.LimitExceeded:
+            raise
+        except Exception:  # not YAML libyaml reads, or not text it takes: read (and report) in Python
+            usage.restore(before)
+    return _load_python(pane, source, usage)
+
+
+def _load_fast(pane: str, source: str, usage: bounds.Usage) -> tuple[list[Document], list[Problem]]:
+    documents: list[Document] = []
+    index = 0
+    loader = _FastLoader(source, usage)
+    try:
+        while loader.check_node():
+            usage.documents(index + 1, *_position(loader))
+            node = loader.get_node()
+            index = _append(documents, pane, index, node, loader, usage)
+    except bounds.LimitExceeded as exc:
+        return documents, [Problem(pane, index, exc.line, exc.column, None, "error", str(exc))]
+    finally:
+        loader.dispose()
+    return _bounded(_expand_lists(documents), usage)
+
+
+def _append(documents: list[Document], pane: str, index: int, node: yaml.Node | None, loader: Any,
+            usage: bounds.Usage) -> int:
+    """Build one document's value from its node (nothing for an empty one); the next index."""
+    if node is not None:
+        positions: dict[Path, tuple[int, int]] = {(): (node.start_mark.line + 1, node.start_mark.column + 1)}
+        values: dict[Path, tuple[int, int, str]] = {}
+        value = _build(node, loader, (), positions, values, usage)
+        if value is not None:
+            documents.append(Document(pane, index, value, positions, values))
+    return index + 1
+
+
+def _load_python(pane: str, source: str, usage: bounds.Usage) -> tuple[list[Document], list[Problem]]:
     documents: list[Document] = []
     index = 0
     try:
@@ -266,14 +334,7 @@ def _load_text(pane: str, source: str, usage: bounds.Usage) -> tuple[list[Docume
         while loader.check_node():
             usage.documents(index + 1, *_position(loader))
             node = loader.get_node()
-            positions: dict[Path, tuple[int, int]] = {}
-            values: dict[Path, tuple[int, int, str]] = {}
-            if node is not None:
-                positions[()] = (node.start_mark.line + 1, node.start_mark.column + 1)
-                value = _build(node, loader, (), positions, values, usage)
-                if value is not None:
-                    documents.append(Document(pane, index, value, positions, values))
-            index += 1
+            index = _append(documents, pane, index, node, loader, usage)
     except bounds.LimitExceeded as exc:
         return documents, [Problem(pane, index, exc.line, exc.column, None, "error", str(exc))]
     except yaml.YAMLError as exc:
@@ -285,7 +346,7 @@ def _load_text(pane: str, source: str, usage: bounds.Usage) -> tuple[list[Docume
     return _bounded(_expand_lists(documents), usage)
 
 
-def _position(loader: _Loader) -> tuple[int | None, int | None]:
+def _position(loader: Any) -> tuple[int | None, int | None]:
     event = loader.peek_event()
     mark = getattr(event, "start_mark", None)
     return (mark.line + 1, mark.column + 1) if mark is not None else (None, None)

@@ -125,6 +125,11 @@ class Usage:
         self.nodes, self.composed, self.aliases, self.expressions = nodes, composed, aliases, expressions
         return True
 
+    def restore(self, counts: tuple[int, int, int, int]) -> None:
+        """Go back to what :meth:`counts` returned (a pane is read again from its start)."""
+        self.nodes, self.composed, self.aliases, self.expressions = counts
+        self.exceeded = False
+
     def compose(self, line: int, column: int) -> None:
         """Count a value as the YAML parser reads it (stops an oversized pane before building it)."""
         self.composed += 1

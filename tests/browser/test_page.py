@@ -124,7 +124,7 @@ def test_dark_theme_follows_the_system(page):
 def test_an_http_error_is_shown_in_the_result_region(page):
     page.expected_errors.append("status of 413")
     page.goto("/")
-    page.locator(".CodeMirror[data-pane=params]").evaluate("el => el.CodeMirror.setValue('#' + 'x'.repeat(1100000))")
+    page.locator(".CodeMirror[data-pane=params]").evaluate("el => el.CodeMirror.setValue('#' + 'x'.repeat(3200000))")
     page.keyboard.press("Control+Enter")
     page.locator('#result[data-decision="error"]').wait_for()
     assert "HTTP 413" in page.locator("#result [data-banner]").inner_text()
