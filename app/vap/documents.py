@@ -287,59 +287,42 @@ def _load_text(pane: str, source: str, usage: bounds.Usage) -> tuple[list[Docume
     if _CParser is not None:
         before = usage.counts()
         try:
-            return _load_fast(pane, source, usage)
-        except bounds.LimitExceeded:
-            raise
+            return _read(pane, _FastLoader(source, usage), usage, report=False)
         except Exception:  # not YAML libyaml reads, or not text it takes: read (and report) in Python
             usage.restore(before)
-    return _load_python(pane, source, usage)
-
-
-def _load_fast(pane: str, source: str, usage: bounds.Usage) -> tuple[list[Document], list[Problem]]:
-    documents: list[Document] = []
-    index = 0
-    loader = _FastLoader(source, usage)
-    try:
-        while loader.check_node():
-            usage.documents(index + 1, *_position(loader))
-            node = loader.get_node()
-            index = _append(documents, pane, index, node, loader, usage)
-    except bounds.LimitExceeded as exc:
-        return documents, [Problem(pane, index, exc.line, exc.column, None, "error", str(exc))]
-    finally:
-        loader.dispose()
-    return _bounded(_expand_lists(documents), usage)
-
-
-def _append(documents: list[Document], pane: str, index: int, node: yaml.Node | None, loader: Any,
-            usage: bounds.Usage) -> int:
-    """Build one document's value from its node (nothing for an empty one); the next index."""
-    if node is not None:
-        positions: dict[Path, tuple[int, int]] = {(): (node.start_mark.line + 1, node.start_mark.column + 1)}
-        values: dict[Path, tuple[int, int, str]] = {}
-        value = _build(node, loader, (), positions, values, usage)
-        if value is not None:
-            documents.append(Document(pane, index, value, positions, values))
-    return index + 1
-
-
-def _load_python(pane: str, source: str, usage: bounds.Usage) -> tuple[list[Document], list[Problem]]:
-    documents: list[Document] = []
-    index = 0
     try:
         loader = _Loader(source, usage)
     except yaml.reader.ReaderError as exc:  # a character YAML does not allow, found before parsing
         return [], [_reader_problem(pane, source, exc)]
+    return _read(pane, loader, usage, report=True)
+
+
+def _read(pane: str, loader: Any, usage: bounds.Usage, *, report: bool) -> tuple[list[Document], list[Problem]]:
+    """Read every document of a loader's text. A bound exceeded is a problem; an error of the text is
+    one when ``report``, and raised otherwise (for the Python loader to read the pane again)."""
+    documents: list[Document] = []
+    index = 0
     try:
         while loader.check_node():
             usage.documents(index + 1, *_position(loader))
             node = loader.get_node()
-            index = _append(documents, pane, index, node, loader, usage)
+            if node is not None:
+                positions: dict[Path, tuple[int, int]] = {
+                    (): (node.start_mark.line + 1, node.start_mark.column + 1)}
+                values: dict[Path, tuple[int, int, str]] = {}
+                value = _build(node, loader, (), positions, values, usage)
+                if value is not None:
+                    documents.append(Document(pane, index, value, positions, values))
+            index += 1
     except bounds.LimitExceeded as exc:
         return documents, [Problem(pane, index, exc.line, exc.column, None, "error", str(exc))]
     except yaml.YAMLError as exc:
+        if not report:
+            raise
         return documents, [_yaml_problem(pane, index, exc)]
     except (ValueError, TypeError, RecursionError) as exc:
+        if not report:
+            raise
         return documents, [Problem(pane, index, None, None, None, "error", f"invalid YAML or JSON: {exc}")]
     finally:
         loader.dispose()
