@@ -20,6 +20,7 @@ def clear() -> None:
     """Forget every parsed, validated, checked and compiled input."""
     documents.clear_cache()  # validated policies and bindings are kept with their documents
     cel.compile_expression.cache_clear()
+    cel._check.cache_clear()
     cel.environment.cache_clear()
     cel.runtime_environment.cache_clear()
     validator._compile_policy.cache_clear()

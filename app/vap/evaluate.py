@@ -68,7 +68,7 @@ def _new_expressions_version(version: str) -> str:
 
 def _compile_check(spec: Mapping[str, Any], version: str) -> validation.CompileCheck:
     """Compile a policy's expressions as API validation does, and report each failure at its field."""
-    variables, vdecls, mdecls, adecls, cdecls = expression_declarations(spec, version)
+    variables, vdecls, mdecls, adecls, cdecls = expression_declarations(spec, version, cel.check_expression)
     declarations = {
         cel.MATCH_CONDITION: cdecls,
         cel.VALIDATION: vdecls,
@@ -83,7 +83,7 @@ def _compile_check(spec: Mapping[str, Any], version: str) -> validation.CompileC
             if compiled is None:
                 return None
         else:
-            compiled = cel.compile_expression(site.expression, site.kind, declarations[site.kind])
+            compiled = cel.check_expression(site.expression, site.kind, declarations[site.kind])
         if compiled.error is None:
             return None
         return validation.invalid(site.field, site.value, compiled.error)

@@ -207,7 +207,7 @@ def _compile_all(spec: Mapping[str, Any], version: str, roots: TypedRoots) -> di
         if not isinstance(item, Mapping):
             continue
         decls = cel.Declarations(version=version, params=has_params, variables=tuple(visible), types=roots)
-        compiled = cel.compile_expression(str(item.get("expression") or ""), cel.VARIABLE, decls)
+        compiled = cel.check_expression(str(item.get("expression") or ""), cel.VARIABLE, decls)
         results[f"spec.variables[{i}].expression"] = compiled
         name = str(item.get("name") or "")
         visible = [v for v in visible if v[0] != name]
@@ -218,7 +218,7 @@ def _compile_all(spec: Mapping[str, Any], version: str, roots: TypedRoots) -> di
     decls = cel.Declarations(version=version, params=has_params, variables=tuple(visible), types=roots)
     for site in _sites(spec):
         if site.kind != cel.VARIABLE:
-            results[site.field_ref] = cel.compile_expression(site.expression, site.kind, decls)
+            results[site.field_ref] = cel.check_expression(site.expression, site.kind, decls)
     return results
 
 

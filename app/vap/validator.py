@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -83,9 +83,10 @@ _ROOTS = (*reach.PRUNED_ROOTS, "request", "authorizer", "authorizer.requestResou
 
 
 def expression_declarations(
-    spec: Mapping[str, Any], version: str
+    spec: Mapping[str, Any], version: str, compile_variable: Callable[..., cel.Compiled] = cel.compile_expression
 ) -> tuple[list[tuple[str, cel.Compiled]], cel.Declarations, cel.Declarations, cel.Declarations, cel.Declarations]:
-    """Compile the variables in order; return them and the declarations of each expression kind."""
+    """Compile the variables in order (with ``compile_variable``: :func:`cel.check_expression` when
+    nothing is to run); return them and the declarations of each expression kind."""
     has_params = spec.get("paramKind") is not None
     variables: list[tuple[str, cel.Compiled]] = []
     visible: list[tuple[str, ...]] = []
@@ -94,7 +95,7 @@ def expression_declarations(
             continue
         name = str(item.get("name") or "")
         decls = cel.Declarations(version=version, params=has_params, variables=tuple(visible))
-        compiled = cel.compile_expression(str(item.get("expression") or ""), cel.VARIABLE, decls)
+        compiled = compile_variable(str(item.get("expression") or ""), cel.VARIABLE, decls)
         variables.append((name, compiled))
         visible = [v for v in visible if v[0] != name]
         visible.append(cel.variable_declaration(name, compiled))

@@ -652,7 +652,7 @@ def compile_check_for(version: str) -> Callable[[str], validation.CompileCheck]:
 
     def for_version(_: str) -> validation.CompileCheck:
         def check(site: validation.ExpressionSite) -> FieldError | None:
-            compiled = cel.compile_expression(site.expression, cel.MATCH_CONDITION, decls)
+            compiled = cel.check_expression(site.expression, cel.MATCH_CONDITION, decls)
             if compiled.error is None:
                 return None
             return validation.invalid(site.field, site.value, compiled.error)

@@ -26,7 +26,7 @@ import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from cel_expr_python import cel
@@ -172,7 +172,7 @@ def runtime_environment(decls: Declarations) -> Any:
 def variable_declaration(name: str, compiled: Compiled) -> tuple[str, str, str]:
     """A composited variable as the expressions after it see it (an entry of ``Declarations.variables``):
     its name, its checked type and the type of the value its program gives."""
-    if compiled.program is None:
+    if compiled.checked_program is None:
         return name, "DYN", "DYN"
     return name, compiled.engine_type, compiled.runtime_type
 
@@ -180,6 +180,12 @@ def variable_declaration(name: str, compiled: Compiled) -> tuple[str, str, str]:
 def _variable_signature(entry: Sequence[str], typed: bool) -> str:
     # an entry is (name, type) or (name, checked type, run-time type)
     return entry[1] if typed or len(entry) < 3 else entry[2]
+
+
+@cache
+def _environment_config(version: str) -> Any:
+    """The engine's reading of a version's environment configuration (the same for every environment)."""
+    return cel.NewEnvConfigFromYaml(library.environment_yaml(version))
 
 
 def _build_environment(decls: Declarations, *, typed: bool) -> Any:
@@ -217,11 +223,10 @@ def _build_environment(decls: Declarations, *, typed: bool) -> Any:
         roots = decls.types if decls.types is not None else _admission_types()
         variables.update({k: t for k, t in roots.variable_types().items() if k in variables})
         pool = roots.pool
-    config = cel.NewEnvConfigFromYaml(library.environment_yaml(decls.version))
     with _env_lock:
         return cel.NewEnv(
             descriptor_pool=pool,
-            config=config,
+            config=_environment_config(decls.version),
             extensions=library.extensions(decls.version),
             variables=variables,
             functions=functions,
@@ -534,9 +539,29 @@ def _engine_issues(text: str, rewrite: _Rewrite, expression: str, decls: Declara
     return issues
 
 
+_MENTIONS = {
+    name: re.compile(rf"(?<![_a-zA-Z0-9]){name}(?![_a-zA-Z0-9])") for name in ("params", "authorizer", "variables")
+}
+
+
+def _environment_declarations(decls: Declarations, text: str) -> Declarations:
+    """The declarations of the environment ``text`` is compiled in: a root the expression never names
+    (``params``, ``authorizer``, ``variables``, not even inside a string) cannot change what it compiles
+    to, so it is declared as in most environments, and expressions of every kind share them."""
+    params = decls.params or _MENTIONS["params"].search(text) is None
+    authorizer = decls.authorizer or _MENTIONS["authorizer"].search(text) is None
+    variables = decls.variables if _MENTIONS["variables"].search(text) is not None else ()
+    if (params, authorizer, variables) == (decls.params, decls.authorizer, decls.variables):
+        return decls
+    return Declarations(version=decls.version, params=params, authorizer=authorizer, variables=variables,
+                        types=decls.types)
+
+
 @lru_cache(maxsize=COMPILE_CACHE_SIZE)
-def compile_expression(expression: str, kind: str, decls: Declarations) -> Compiled:
-    """Compile one expression of a kind (validation, messageExpression, ...) in an environment."""
+def _check(expression: str, kind: str, decls: Declarations) -> tuple[Compiled, _Rewrite]:
+    """Compile and check one expression in the checking environment: its errors and result type, and
+    the checked program (no program to run). Also returns the text the engine compiled (variables
+    rewritten)."""
     env = environment(decls)
     rewrite = _rewrite_variables(expression, decls.variables) if decls.variables is not None else _Rewrite(expression)
     compiled = Compiled(expression=expression, kind=kind, uses_variables=rewrite.used)
@@ -550,7 +575,7 @@ def compile_expression(expression: str, kind: str, decls: Declarations) -> Compi
             # the engine cannot compile what the apiserver accepts: not an error of the policy, and
             # reported when the expression is evaluated
             compiled.unsafe = limit
-            return compiled
+            return compiled, rewrite
         issues.extend(_engine_issues(str(exc), rewrite, expression, decls))
     for name, dot in rewrite.unknown:
         line, col = _line_col(expression, dot)
@@ -567,7 +592,7 @@ def compile_expression(expression: str, kind: str, decls: Declarations) -> Compi
             )
         )
     if issues:
-        return _failed(compiled, issues)
+        return _failed(compiled, issues), rewrite
     engine_type = program.return_type().name()
     compiled.engine_type = engine_type
     compiled.type_name = type_name(engine_type)
@@ -577,17 +602,43 @@ def compile_expression(expression: str, kind: str, decls: Declarations) -> Compi
             compiled.error = f"must evaluate to {expected[0]} but got {compiled.type_name}"
         else:
             compiled.error = f"must evaluate to one of [{' '.join(expected)}] but got {compiled.type_name}"
-        return compiled
+        return compiled, rewrite
     compiled.checked_program = program
+    return compiled, rewrite
+
+
+def check_expression(expression: str, kind: str, decls: Declarations) -> Compiled:
+    """Compile one expression of a kind for its errors and result type only, as API validation and
+    type checking do: ``checked_program`` is set on success, ``program`` never."""
+    return _check(expression, kind, _environment_declarations(decls, expression))[0]
+
+
+@lru_cache(maxsize=COMPILE_CACHE_SIZE)
+def compile_expression(expression: str, kind: str, decls: Declarations) -> Compiled:
+    """Compile one expression of a kind (validation, messageExpression, ...) in an environment."""
+    decls = _environment_declarations(decls, expression)
+    # not through the cache of check_expression: the two never share declarations (API validation checks
+    # in the previous version's environment, type checking with typed roots)
+    compiled, rewrite = _check.__wrapped__(expression, kind, decls)
+    text = rewrite.text
+    if compiled.checked_program is None:
+        return compiled
+    checked = compiled
     runtime_env = runtime_environment(decls)
-    runtime_checked = program
-    if runtime_env is not env:
+    env = environment(decls)
+    if runtime_env is env:
+        program, runtime_checked = _runtime_program(env, checked.checked_program, text, checked.engine_type), None
+    elif kind != VARIABLE and (program := _moved_program(env, runtime_env, checked.checked_program, text,
+                                                         checked.engine_type)) is not None:
+        runtime_checked = None  # the run-time type of a variable only is ever read
+    else:
         try:
-            runtime_checked = runtime_env.compile(rewrite.text)
+            runtime_checked = runtime_env.compile(text)
         except Exception as exc:  # not seen: what type-checks with declared types also does with dyn ones
             return _failed(compiled, _engine_issues(str(exc), rewrite, expression, decls))
-    compiled.runtime_type = runtime_checked.return_type().name()
-    compiled.program = _runtime_program(runtime_env, runtime_checked, rewrite.text, engine_type)
+        program = _runtime_program(runtime_env, runtime_checked, text, checked.engine_type)
+    compiled.runtime_type = runtime_checked.return_type().name() if runtime_checked is not None else "DYN"
+    compiled.program = program
     compiled.holds_optionals = library.may_hold_optionals(compiled.program)
     if compiled.holds_optionals and library.optional_maps_reach_python(compiled.program):
         compiled.unsafe = library.OPTIONAL_ARGUMENT
@@ -601,13 +652,18 @@ def _failed(compiled: Compiled, issues: list[CompileIssue]) -> Compiled:
     return compiled
 
 
-def _runtime_program(env: Any, checked: Any, text: str, engine_type: str) -> Any:
-    """The program to evaluate: presence tests on the roots guarded, a value holding optionals
-    encoded (see display_value), and the library's rewriting of the checked AST applied."""
+def _runtime_text(text: str, engine_type: str) -> tuple[str, bool]:
     runtime_text = _guard_presence_tests(text)
     encoded = _holds_optional(engine_type) and _encoded_signature(engine_type) is not None
     if encoded:
         runtime_text = _encode_text(engine_type, runtime_text + "\n")
+    return runtime_text, encoded
+
+
+def _runtime_program(env: Any, checked: Any, text: str, engine_type: str) -> Any:
+    """The program to evaluate: presence tests on the roots guarded, a value holding optionals
+    encoded (see display_value), and the library's rewriting of the checked AST applied."""
+    runtime_text, encoded = _runtime_text(text, engine_type)
     program = checked
     if runtime_text != text:
         try:
@@ -616,6 +672,24 @@ def _runtime_program(env: Any, checked: Any, text: str, engine_type: str) -> Any
             if encoded:
                 program = env.compile(_encode_text(engine_type, text + "\n"))
     return library.rewrite(program, env.deserialize)
+
+
+def _moved_program(env: Any, runtime_env: Any, checked: Any, text: str, engine_type: str) -> Any:
+    """The program to evaluate, checked in the checking environment and run in the run-time one (its
+    roots ``dyn``, so the engine takes JSON values for them), which then never type-checks anything.
+    None when the checking environment refuses the run-time text (then it is compiled where it runs)."""
+    runtime_text, _ = _runtime_text(text, engine_type)
+    program = checked
+    if runtime_text != text:
+        try:
+            program = env.compile(runtime_text)
+        except Exception:  # e.g. a comparison of a typed root with null: the run-time environment compiles it
+            return None
+    try:
+        moved = runtime_env.deserialize(program.serialize())
+    except Exception:  # not seen: both environments declare the same names
+        return None
+    return library.rewrite(moved, runtime_env.deserialize)
 
 
 _UNDECLARED_PATH = re.compile(
