@@ -318,3 +318,24 @@ def test_compiling_many_distinct_expressions_keeps_the_caches_bounded():
     for cached in (c.environment, c.runtime_environment):
         assert cached.cache_parameters()["maxsize"] == c.ENVIRONMENT_CACHE_SIZE
         assert cached.cache_info().currsize <= c.ENVIRONMENT_CACHE_SIZE
+
+
+def test_versions_compare_by_what_they_declare():
+    # 1.37 adds list.includes() (lists v1); 1.36 and 1.35 declare the same; 1.34 adds the lists extension
+    assert library.declaration_changes("1.36", "1.37") == {"includes"}
+    assert library.declaration_changes("1.35", "1.36") == frozenset()
+    assert library.declaration_changes("1.33", "1.34") is None
+
+
+def test_a_check_in_the_previous_version_is_the_previous_versions_check():
+    decls = c.Declarations(version="1.36")
+    # checked in 1.37's environment when it names nothing 1.37 declares differently: the same result
+    assert c.check_expression("[1, 2].exists(x, x == 2)", c.VALIDATION, decls).error is None
+    # includes() is 1.37's: refused in 1.36 whatever else is declared
+    refused = c.check_expression("[1, 2].includes(2)", c.VALIDATION, decls)
+    assert "undeclared reference to 'includes'" in refused.error
+    # params and authorizer are declared only where the apiserver declares them
+    assert "undeclared reference to 'params'" in c.check_expression("params.x == 1", c.VALIDATION, decls).error
+    message = c.Declarations(version="1.36", authorizer=False)
+    text = "authorizer.path('/x').check('get').reason()"
+    assert "undeclared reference to 'authorizer'" in c.check_expression(text, c.MESSAGE_EXPRESSION, message).error

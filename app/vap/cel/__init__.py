@@ -610,7 +610,30 @@ def _check(expression: str, kind: str, decls: Declarations) -> tuple[Compiled, _
 def check_expression(expression: str, kind: str, decls: Declarations) -> Compiled:
     """Compile one expression of a kind for its errors and result type only, as API validation and
     type checking do: ``checked_program`` is set on success, ``program`` never."""
-    return _check(expression, kind, _environment_declarations(decls, expression))[0]
+    decls = _environment_declarations(decls, expression)
+    version = _checking_version(decls.version, expression)
+    if version != decls.version:
+        decls = Declarations(version=version, params=decls.params, authorizer=decls.authorizer,
+                             variables=decls.variables, types=decls.types)
+    return _check(expression, kind, decls)[0]
+
+
+@lru_cache(maxsize=256)
+def _mention(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![_a-zA-Z0-9]){re.escape(name)}(?![_a-zA-Z0-9])")
+
+
+def _checking_version(version: str, text: str) -> str:
+    """A newer version whose environment checks ``text`` exactly as ``version``'s does (it declares
+    nothing differently but functions the text never names), so that API validation, which checks
+    in the previous version's environment, shares the environment evaluation runs in."""
+    for newer in reversed(library.SUPPORTED_VERSIONS):
+        if library.version_tuple(newer) <= library.version_tuple(version):
+            break
+        changes = library.declaration_changes(version, newer)
+        if changes is not None and not any(_mention(name).search(text) for name in changes):
+            return newer
+    return version
 
 
 @lru_cache(maxsize=COMPILE_CACHE_SIZE)

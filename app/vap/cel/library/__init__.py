@@ -39,14 +39,15 @@ from __future__ import annotations
 
 import datetime
 import math
+import re
 from functools import lru_cache
 from typing import Any
 
 from cel_expr_python import cel
 
-from . import authz, comparisons, conversions, format, ip, lists, quantity, regex, semver, urls
+from . import authz, checks, comparisons, conversions, format, ip, lists, quantity, regex, semver, urls
 from . import types as _types
-from ._decl import CostTracker
+from ._decl import CostTracker, function, signature
 from .authz import authorizer_activation, authorizer_value, register_backend, request_resource_value
 from .checks import CompileIssue, check_expression
 from .cost import PER_CALL_LIMIT, CostResult, expression_cost, track_cost
@@ -115,7 +116,7 @@ def _function_decls(v: tuple[int, int]) -> tuple[Any, ...]:
         shared.setdefault(name, []).extend(ovs)
     # string(): redeclared with the standard overloads (declarations only) plus string(IP)/string(CIDR)
     shared["string"] = comparisons.string_overloads(v) + ip.string_overloads(v)
-    plain.extend(cel.FunctionDecl(name, ovs) for name, ovs in shared.items())
+    plain.extend(function(name, *ovs) for name, ovs in shared.items())
     return tuple(plain)
 
 
@@ -131,16 +132,57 @@ def environment_yaml(version: str) -> str:
 
 
 @lru_cache(maxsize=32)
-def _extensions(v: tuple[int, int]) -> tuple[Any, ...]:
+def _extension_decls(v: tuple[int, int]) -> tuple[tuple[str, list[Any]], ...]:
     # the rewriting's own functions (see transform) take dyn arguments: only an extension registers
     # a Python implementation for those (as the engine's wildcard kind)
     internal = (
         lists.internal_decls(v) + quantity.internal_decls(v) + format.internal_decls(v) + conversions.internal_decls(v)
     )
-    return (
-        cel.CelExtension("kubernetes.lists.merged", lists.merged_decls(v)),
-        cel.CelExtension("kubernetes.playground.rewritten", internal),
-    )
+    return (("kubernetes.lists.merged", lists.merged_decls(v)), ("kubernetes.playground.rewritten", internal))
+
+
+@lru_cache(maxsize=32)
+def _extensions(v: tuple[int, int]) -> tuple[Any, ...]:
+    return tuple(cel.CelExtension(name, decls) for name, decls in _extension_decls(v))
+
+
+def _unnamed(config: str) -> str:
+    return "\n".join(line for line in config.splitlines() if not line.startswith("name: "))
+
+
+_IDENTIFIER = re.compile(r"[_a-zA-Z][_a-zA-Z0-9]*")
+
+
+@lru_cache(maxsize=128)
+def declaration_changes(older: str, newer: str) -> frozenset[str] | None:
+    """The names of the functions declared differently by two versions' environments (each
+    overload the same id, types and implementation or none), when nothing else differs: the
+    engine configuration, the authorizer's declarations and the apiserver's extra compile checks.
+    None when something else differs, or a changed name is not one an expression spells out."""
+    a, b = version_tuple(older), version_tuple(newer)
+    if _unnamed(environment_yaml(older)) != _unnamed(environment_yaml(newer)):
+        return None
+    if checks.version_key(a) != checks.version_key(b):
+        return None
+    if {k: t.name() for k, t in authz.variables(a).items()} != {k: t.name() for k, t in authz.variables(b).items()}:
+        return None
+
+    def declared(v: tuple[int, int]) -> dict[str, set[Any]]:
+        out: dict[str, set[Any]] = {}
+        for decl in (*_function_decls(v), *(d for _, decls in _extension_decls(v) for d in decls)):
+            sig = signature(decl)
+            if sig[0] == "unknown":
+                return {}
+            out.setdefault(sig[0], set()).add(sig[1])
+        return out
+
+    before, after = declared(a), declared(b)
+    if not before or not after:
+        return None
+    changed = frozenset(name for name in before.keys() | after.keys() if before.get(name) != after.get(name))
+    if any(_IDENTIFIER.fullmatch(name) is None for name in changed):
+        return None
+    return changed
 
 
 def extensions(version: str) -> list[Any]:

@@ -77,6 +77,17 @@ def _safe_cost(cost: CostFn, args: Sequence[Any], result: Any) -> int:
         return 1
 
 
+# What each declaration made here declares (by the id of the engine object: the declarations of each
+# version are kept for the life of the process), so that two versions' environments can be compared.
+_SIGNATURES: dict[int, Any] = {}
+
+
+def signature(declaration: Any) -> Any:
+    """What a function or overload made by :func:`function` / :func:`overload` declares (a value equal
+    for equal declarations); a declaration made otherwise gets a value equal to no other."""
+    return _SIGNATURES.get(id(declaration), ("unknown", id(declaration)))
+
+
 def overload(
     overload_id: str,
     result: Any,
@@ -87,12 +98,17 @@ def overload(
     cost: CostFn | int | None = None,
 ) -> Any:
     if impl is None:
-        return cel.Overload(overload_id, result, list(params), is_member=member)
-    return cel.Overload(overload_id, result, list(params), is_member=member, impl=wrap(impl, cost))
+        made = cel.Overload(overload_id, result, list(params), is_member=member)
+    else:
+        made = cel.Overload(overload_id, result, list(params), is_member=member, impl=wrap(impl, cost))
+    _SIGNATURES[id(made)] = (overload_id, result.name(), tuple(p.name() for p in params), member, impl is None)
+    return made
 
 
 def function(name: str, *overloads: Any) -> Any:
-    return cel.FunctionDecl(name, list(overloads))
+    made = cel.FunctionDecl(name, list(overloads))
+    _SIGNATURES[id(made)] = (name, frozenset(signature(o) for o in overloads))
+    return made
 
 
 def actual_size(value: Any) -> int:

@@ -128,6 +128,11 @@ def _assignable(to: Any, source: Any) -> bool:
     return astproto.type_to_string(to) == astproto.type_to_string(source)
 
 
+def version_key(v: tuple[int, int]) -> tuple[bool, ...]:
+    """What of the version the checks below look at (versions with equal keys are checked alike)."""
+    return (v >= (1, 29),)
+
+
 def check_expression(
     program: Any, expression: str, version: str, *, locate: Callable[[int], tuple[int, int]] | None = None
 ) -> list[Any]:
