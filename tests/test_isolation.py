@@ -244,3 +244,27 @@ def test_scenario_files_are_read_in_workers(tmp_path):
     latin = "apiVersion: playground.admission/v1\nkind: Scenario\npolicy: \"é ✓\"\n".encode()
     resp = workers.post("/api/v1/scenarios/import", data=latin, content_type="application/yaml")
     assert resp.status_code == 200 and resp.get_json()["policy"] == "é ✓"
+
+
+def test_an_allocation_failure_in_the_engine_fails_the_evaluation_not_the_expression(monkeypatch):
+    # the engine raises MemoryError when an allocation fails under the worker's memory bound: that is the
+    # memory bound's answer (422 naming it), never an expression error the policy's failurePolicy could hide
+    from app.vap import cel
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError("std::bad_alloc")
+
+    compiled = cel.compile_expression("object.metadata.name == 'x'", cel.VALIDATION, cel.Declarations())
+    program = compiled.program
+
+    class Exhausted:
+        eval = staticmethod(exhausted)
+
+        def __getattr__(self, name):
+            return getattr(program, name)
+
+    monkeypatch.setattr(compiled, "program", Exhausted())
+    with pytest.raises(MemoryError):
+        cel.evaluate(compiled, {"object": {"metadata": {"name": "x"}}})
+    monkeypatch.setattr(isolation, "JOBS", {"evaluate": lambda *a: cel.evaluate(compiled, {"object": {}})})
+    assert isolation._perform("evaluate", []) == {"error": "memory"}

@@ -860,6 +860,8 @@ def _run(compiled: Compiled, data: Mapping[str, Any] | Activation, scope: Variab
             data = data.data
         else:
             result = compiled.program.eval(data=data)
+    except MemoryError:  # out of the worker's memory bound: the evaluation fails as a whole, not the expression
+        raise
     except Exception as exc:  # the engine raises, rather than returns, some errors (its own limits)
         raise EvaluationError(library.translate_runtime_error(str(exc))) from exc
     finally:
