@@ -12,9 +12,10 @@ a new worker starts in milliseconds with warm compile caches; a worker serves ev
 evaluation and keeps what it compiled. An evaluation that has used EVALUATION_SLOW_SECONDS of CPU
 time is moved to the lowest CPU priority (nice 19, and its session's too: each worker has a session
 of its own, since a kernel that schedules sessions as groups weighs nice only within a group) so
-that it cannot take the processor from the quick evaluations of other users; its worker is retired
-when it finishes. Besides evaluations, workers run test cases, suites, workshop checks and the
-reading of scenario files (JOBS), under the same bounds.
+that it cannot take the processor from the quick evaluations of other users; when it finishes its
+worker gets its priority back and stays (keeping what it compiled), or, where the server may not raise
+a priority (neither root nor CAP_SYS_NICE), is retired. Besides evaluations, workers run test cases,
+suites, workshop checks and the reading of scenario files (JOBS), under the same bounds.
 
 EVALUATION_ISOLATION = "inline" evaluates in the server process instead, with the loader's bounds
 but no time or memory bound: for tests that stand in for the core, and for trusted local use.
@@ -308,7 +309,7 @@ class Pool:
                 cpu = _cpu_seconds(worker.pid)
                 if cpu is None or cpu_start is None or cpu - cpu_start >= settings.slow:
                     _lower_priority(worker.pid)
-                    slowed = True  # and retired afterwards
+                    slowed = True  # given its priority back afterwards, or retired
         try:
             reply = json.loads(worker.conn.recv_bytes())
         except (EOFError, OSError):
@@ -318,7 +319,8 @@ class Pool:
             if worker.process.exitcode in (-signal.SIGKILL, -signal.SIGABRT, -signal.SIGSEGV, -signal.SIGBUS):
                 raise settings.memory_error() from None  # the kernel or the allocator stopped it
             raise RuntimeError(f"an evaluation worker stopped unexpectedly (exit {worker.process.exitcode})") from None
-        return reply, not slowed and not reply.get("retire")
+        keep = not reply.get("retire") and (not slowed or _restore_priority(worker.pid))
+        return reply, keep
 
 
 def _cpu_seconds(pid: int) -> float | None:
@@ -347,6 +349,21 @@ def _lower_priority(pid: int) -> bool:
             autogroup.write("19")
     except OSError:
         pass  # no autogroup scheduling here: the nice value is enough
+    return True
+
+
+def _restore_priority(pid: int) -> bool:
+    """Give a demoted worker its normal priority back, where this process may raise priorities (root or
+    CAP_SYS_NICE); False when it may not (the worker is then retired, and a new one takes its place)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, pid, 0)
+    except OSError:
+        return False
+    try:
+        with open(f"/proc/{pid}/autogroup", "w") as autogroup:
+            autogroup.write("0")
+    except OSError:
+        pass
     return True
 
 
