@@ -3,9 +3,11 @@
 Each client (its IP address; an IPv6 client by its /64 network, which one machine can fill with
 addresses) has a bucket per action that holds up to ``BURST`` tokens and refills at ``PER_MINUTE``
 a minute; a request takes one token or is refused with 429 and a Retry-After header saying when
-the next token is there. An evaluation stopped at its time or memory bound also costs the
-client RATE_LIMIT_PENALTY tokens, so repeating a costly input is refused quickly; and a client
-may have at most RATE_LIMIT_CONCURRENT evaluations running at once.
+the next token is there. A large request body takes a token per started RATE_LIMIT_BODY_BYTES
+(reading, parsing and evaluating it costs as much as that many small ones). An evaluation stopped at
+its time or memory bound also costs the client RATE_LIMIT_PENALTY tokens, so repeating a costly
+input is refused quickly; and a client may have at most RATE_LIMIT_CONCURRENT evaluations running
+at once.
 
 The client address is the connection's, or with TRUSTED_PROXIES = N the address the N-th proxy
 in front saw (X-Forwarded-For, read by werkzeug's ProxyFix); never trust the header otherwise.
@@ -37,6 +39,7 @@ CONFIG_DEFAULTS = {
     "RATE_LIMIT_SHARE_BURST": 20,
     "RATE_LIMIT_PENALTY": 60,  # tokens an evaluation stopped at its time or memory bound costs (a full burst)
     "RATE_LIMIT_CONCURRENT": 2,  # evaluations one client may have running at once
+    "RATE_LIMIT_BODY_BYTES": 256 * 1024,  # an evaluation's request body counts one token per started this many bytes
     "TRUSTED_PROXIES": 0,  # proxies in front whose X-Forwarded-For entry is the client's address
 }
 ACTIONS = {"evaluate": "evaluations", "share": "shares"}
@@ -83,18 +86,19 @@ class Buckets:
         while len(self._state) > self._max_clients:
             self._state.popitem(last=False)
 
-    def take(self, client: str, now: float | None = None) -> float:
-        """Take a token: return 0 when granted, else the seconds until one is there."""
+    def take(self, client: str, now: float | None = None, count: float = 1.0) -> float:
+        """Take ``count`` tokens (at most a burst): return 0 when granted, else the seconds until they are there."""
         now = time.monotonic() if now is None else now
+        count = min(count, self.rule.burst)
         with self._lock:
             tokens = self._tokens(client, now)
-            if tokens >= 1.0:
-                self._store(client, tokens - 1.0, now)
+            if tokens >= count:
+                self._store(client, tokens - count, now)
                 return 0.0
             self._store(client, tokens, now)
         if self.rule.rate <= 0:
             return math.inf
-        return (1.0 - tokens) / self.rule.rate
+        return (count - tokens) / self.rule.rate
 
     def charge(self, client: str, tokens: float, now: float | None = None) -> None:
         """Take extra tokens, going into debt that the client waits out."""
@@ -115,21 +119,33 @@ class Limiter:
         }
         self.penalty = float(config.get("RATE_LIMIT_PENALTY") or 0)
         self.concurrent = int(config.get("RATE_LIMIT_CONCURRENT") or 0)
+        self.body_bytes = int(config.get("RATE_LIMIT_BODY_BYTES", CONFIG_DEFAULTS["RATE_LIMIT_BODY_BYTES"]) or 0)
         self._running: dict[str, int] = {}
         self._lock = threading.Lock()
 
-    def check(self, action: str, client: str) -> None:
-        """Take a token for the action, or raise RateLimited."""
+    def body_tokens(self, size: int | None) -> int:
+        """Tokens an evaluation with a request body of ``size`` bytes takes: one per started
+        RATE_LIMIT_BODY_BYTES (a large body costs the server as much as several small ones)."""
+        if not size or self.body_bytes <= 0:
+            return 1
+        return max(1, math.ceil(size / self.body_bytes))
+
+    def check(self, action: str, client: str, count: int = 1) -> None:
+        """Take ``count`` tokens for the action, or raise RateLimited."""
         if not self.enabled:
             return
-        wait = self.buckets[action].take(client)
+        wait = self.buckets[action].take(client, count=count)
         if wait > 0:
             rule = self.buckets[action].rule
             seconds = max(1, math.ceil(wait)) if math.isfinite(wait) else 3600
+            counted = ""
+            if count > 1:
+                counted = (f"; a request body this large counts as {count} {ACTIONS[action]} (one per started "
+                           f"{self.body_bytes:,} bytes: PLAYGROUND_RATE_LIMIT_BODY_BYTES)")
             raise RateLimited(
                 f"too many {ACTIONS[action]} from your address: the limit is {rule.per_minute:g} a minute in bursts "
                 f"of up to {rule.burst:g} (PLAYGROUND_RATE_LIMIT_{action.upper()}_PER_MINUTE, "
-                f"PLAYGROUND_RATE_LIMIT_{action.upper()}_BURST); try again in {seconds} second"
+                f"PLAYGROUND_RATE_LIMIT_{action.upper()}_BURST){counted}; try again in {seconds} second"
                 f"{'' if seconds == 1 else 's'}", seconds)
 
     @contextmanager
@@ -220,10 +236,16 @@ def evaluation() -> Iterator[None]:
 
     limiter = _limiter()
     client = client_address(request.remote_addr)
-    limiter.check("evaluate", client)
+    counted = limiter.body_tokens(request.content_length)
+    limiter.check("evaluate", client, counted)
     with limiter.running(client):
         try:
             yield
         except (EvaluationTimeout, EvaluationOutOfMemory):
             limiter.penalize(client)
             raise
+        finally:
+            if request.content_length is None and limiter.enabled:  # a chunked body: counted once read
+                extra = limiter.body_tokens(len(request.get_data(cache=True))) - counted
+                if extra > 0:
+                    limiter.buckets["evaluate"].charge(client, extra)

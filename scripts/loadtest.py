@@ -165,6 +165,8 @@ def main() -> int:
                         help="seconds a normal user waits between evaluations (default 0.5 1.5)")
     parser.add_argument("--rounds", type=int, default=3, help="alternations of the phases (default 3)")
     parser.add_argument("--seed", type=int, default=6)
+    parser.add_argument("--only", action="append", metavar="NAME",
+                        help="send only this hostile input (repeatable), e.g. --only 'many values'")
     args = parser.parse_args()
 
     load_before = os.getloadavg()[0]
@@ -185,7 +187,9 @@ def main() -> int:
             crowd: list[tuple[int, float]] = []  # normal users, no hostile client
             loaded: list[tuple[int, float]] = []  # normal users while hostile clients send bombs
             hostile_results: Counter = Counter()
-            inputs = hostile_bodies()
+            inputs = [(name, body) for name, body in hostile_bodies() if not args.only or name in args.only]
+            if not inputs:
+                parser.error(f"no hostile input named {args.only}: {[name for name, _ in hostile_bodies()]}")
             seconds = args.seconds / args.rounds
             # Phases alternate, so that what else runs on the machine weighs on each about equally.
             for _ in range(args.rounds):

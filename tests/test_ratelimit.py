@@ -140,3 +140,23 @@ def test_an_evaluation_stopped_at_a_bound_costs_the_penalty(tmp_path, monkeypatc
 def test_rate_limits_can_be_switched_off(tmp_path):
     client = _app(tmp_path, RATE_LIMIT_ENABLED=False).test_client()
     assert {client.post("/api/v1/evaluate", json=BODY).status_code for _ in range(10)} == {200}
+
+
+def test_a_large_body_counts_as_several_evaluations(tmp_path):
+    # one token per started RATE_LIMIT_BODY_BYTES: reading, parsing and evaluating it costs that much more
+    client = _app(tmp_path, RATE_LIMIT_EVALUATE_BURST=10, RATE_LIMIT_BODY_BYTES=1000).test_client()
+    big = {"policy": "", "object": "x: " + "y" * 3500}  # a body of some 3.5 KB: 4 tokens
+    assert [client.post("/api/v1/evaluate", json=big).status_code for _ in range(2)] == [200, 200]
+    resp = client.post("/api/v1/evaluate", json=big)  # 2 tokens left, 4 needed
+    assert resp.status_code == 429 and int(resp.headers["Retry-After"]) >= 30
+    error = resp.get_json()["error"]
+    assert "counts as 4 evaluations" in error and "PLAYGROUND_RATE_LIMIT_BODY_BYTES" in error
+    assert client.post("/api/v1/evaluate", json=BODY).status_code == 200  # a small one still fits
+    assert client.post("/api/v1/evaluate", json=BODY).status_code == 200
+    assert client.post("/api/v1/evaluate", json=BODY).status_code == 429
+
+
+def test_a_body_too_large_for_a_burst_waits_for_a_full_bucket():
+    buckets = ratelimit.Buckets(ratelimit.Rule("evaluate", per_minute=60, burst=3))
+    assert buckets.take("a", now=0.0, count=10) == 0  # never more than a burst: a full bucket serves it
+    assert buckets.take("a", now=0.0, count=10) == pytest.approx(3.0)

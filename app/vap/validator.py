@@ -30,7 +30,7 @@ AUDIT_VALUE_MAX_BYTES = 10240
 OUT_OF_BUDGET = "validation failed due to running out of cost budget, no further validation rules will be run"
 
 
-@dataclass
+@dataclass(slots=True)
 class PolicyDecision:
     """One decision of a validation (or of a whole failed evaluation), as policy_decision.go has it."""
 
@@ -74,9 +74,13 @@ class CompiledPolicy:
         programs += [c.program for _, c in self.audit_annotations]
         return reach.of_programs((p for p in programs if p is not None), _ROOTS)
 
-    @property
+    @functools.cached_property
     def uses_authorizer(self) -> bool:
         return self.reach.uses("authorizer") or self.reach.uses("authorizer.requestResource")
+
+    @functools.cached_property
+    def has_messages(self) -> bool:
+        return any(msg is not None for _, _, msg in self.validations)
 
 
 _ROOTS = (*reach.PRUNED_ROOTS, "request", "authorizer", "authorizer.requestResource")
@@ -156,7 +160,7 @@ def _compile_policy(name: str, spec_json: str, version: str) -> CompiledPolicy:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class Invocation:
     """Everything one Validate call sees."""
 
@@ -170,7 +174,7 @@ class Invocation:
     authorizer: Any = None
 
 
-@dataclass
+@dataclass(slots=True)
 class ExpressionRecord:
     """What one expression did, for the results view."""
 
@@ -182,7 +186,7 @@ class ExpressionRecord:
     engine_limit: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class ValidateResult:
     decisions: list[PolicyDecision] = field(default_factory=list)
     audit_annotations: list[AuditAnnotationResult] = field(default_factory=list)
@@ -289,7 +293,9 @@ def _prune(policy: CompiledPolicy, inv: Invocation) -> Invocation:
 
 
 def _variable_records(policy: CompiledPolicy, scopes: list[cel.VariableScope]) -> list[dict[str, Any]]:
-    out = []
+    out: list[dict[str, Any]] = []
+    if not policy.variables:
+        return out
     for name, compiled in policy.variables:
         entry: dict[str, Any] = {"name": name, "expression": compiled.expression, "evaluated": False,
                                  "value": None, "error": None, "engineLimit": False}
@@ -375,15 +381,15 @@ def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, trac
             break
     # messageExpressions see the same values but authorizer: when no expression of the policy (a variable
     # included) references authorizer, the validations' activation serves them as well
-    message_data = data
-    if policy.uses_authorizer:
-        message_data = _data(inv, has_params=policy.has_params, namespace=inv.namespace_object, authorizer=False,
-                             original=False)
-    message_scope = cel.VariableScope(policy.variable_map, message_data)
-    scopes.append(message_scope)
     messages: list[ExpressionRecord | None] = []
     message_budget_error: str | None = None
-    if budget_error is None:
+    if budget_error is None and policy.has_messages:
+        message_data = data
+        if policy.uses_authorizer:
+            message_data = _data(inv, has_params=policy.has_params, namespace=inv.namespace_object,
+                                 authorizer=False, original=False)
+        message_scope = cel.VariableScope(policy.variable_map, message_data)
+        scopes.append(message_scope)
         for _, _, msg in policy.validations:
             if msg is None:
                 messages.append(None)

@@ -19,9 +19,8 @@ close for straight-line expressions.
 
 from __future__ import annotations
 
-import contextlib
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,15 +63,21 @@ class CostResult:
     estimated: bool = True
 
 
-@contextlib.contextmanager
-def track_cost() -> Iterator[CostTracker]:
-    """Count the library-call cost of the evaluations made inside the block."""
-    tracker = CostTracker()
-    token = set_tracker(tracker)
-    try:
-        yield tracker
-    finally:
-        reset_tracker(token)
+class track_cost:  # noqa: N801 - used as a function: ``with track_cost() as tracker``
+    """Count the library-call cost of the evaluations made inside the block (a plain class rather than
+    a generator: it wraps every policy evaluation)."""
+
+    __slots__ = ("_token", "tracker")
+
+    def __init__(self) -> None:
+        self.tracker = CostTracker()
+
+    def __enter__(self) -> CostTracker:
+        self._token = set_tracker(self.tracker)
+        return self.tracker
+
+    def __exit__(self, *exc: object) -> None:
+        reset_tracker(self._token)
 
 
 def _size(value: Any) -> int:
