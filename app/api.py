@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask import Blueprint, Response, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
@@ -20,17 +18,10 @@ def evaluate_view() -> tuple[Response, int] | Response:
     # or an evaluation stopped at its time or memory bound (422; 503 when every worker is busy), is answered
     # by ratelimit.refusal.
     with ratelimit.evaluation():
+        # read and decoded where it is evaluated: this process only passes the bytes on
+        raw = request.get_data(cache=True)
         try:
-            payload: Any = request.get_json(force=True, silent=True)
-        except RequestEntityTooLarge:
-            raise
-        except RecursionError:  # nesting deeper than the JSON decoder goes
-            return jsonify(error="the request body is JSON nested too deeply to read"), 400
-        if payload is None:
-            return jsonify(error="the request body must be JSON (an object with a `policy` field and the other "
-                                 "panes)"), 400
-        try:
-            return jsonify(isolation.evaluate(payload))
+            return jsonify(isolation.evaluate_body(raw))
         except InputError as exc:
             return jsonify(error=str(exc)), 400
 

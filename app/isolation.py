@@ -42,7 +42,7 @@ from flask import Flask, current_app
 
 from . import vap
 from .vap import limits
-from .vap.evaluate import InputError, check_payload
+from .vap.evaluate import InputError, check_payload, payload_from_body
 
 EXTENSION = "evaluation"
 MiB = 1024 * 1024
@@ -273,25 +273,33 @@ class Pool:
         check_payload(payload)
         return self.run("evaluate", payload)
 
-    def run(self, job: str, *args: Any) -> Any:
-        """Run one of JOBS in a worker, with its arguments (JSON values); raise EvaluationStopped at a bound."""
+    def evaluate_body(self, raw: bytes) -> dict[str, Any]:
+        """Evaluate a JSON API request body as it came (read and checked in the worker, so that this
+        process neither decodes nor encodes it again); raise InputError when it is not an API request."""
+        return self.run("evaluate_body", raw=raw)
+
+    def run(self, job: str, *args: Any, raw: bytes | None = None) -> Any:
+        """Run one of JOBS in a worker, with its arguments (JSON values) and, given ``raw``, those bytes as
+        the last argument; raise EvaluationStopped at a bound."""
         if job not in JOBS:
             raise ValueError(f"unknown job {job!r}")
-        body = json.dumps({"job": job, "args": args}).encode()
+        body = json.dumps({"job": job, "args": args, "raw": raw is not None}).encode()
         worker = self._acquire()
         keep = False
         try:
-            reply, keep = self._run(worker, body, job)
+            reply, keep = self._run(worker, body, job, raw)
         finally:
             self._release(worker, keep=keep)
         return _answer(reply, self.settings)
 
-    def _run(self, worker: _Worker, body: bytes, job: str) -> tuple[dict[str, Any], bool]:
+    def _run(self, worker: _Worker, body: bytes, job: str, raw: bytes | None = None) -> tuple[dict[str, Any], bool]:
         settings = self.settings
         timeout, _ = settings.time_bound(job)
         started = time.monotonic()
         try:
             worker.conn.send_bytes(body)
+            if raw is not None:
+                worker.conn.send_bytes(raw)
         except OSError:
             raise RuntimeError("an evaluation worker went away before it was given the scenario") from None
         # Wait for the answer until the time bound; once the evaluation has used EVALUATION_SLOW_SECONDS
@@ -472,8 +480,15 @@ def _scenario_file(text: str) -> dict[str, Any]:
         return {"error": "the file nests mappings and lists too deeply to read"}
 
 
+def _evaluate_body(raw: bytes) -> dict[str, Any]:
+    payload = payload_from_body(raw)
+    check_payload(payload)
+    return JOBS["evaluate"](payload)
+
+
 JOBS: dict[str, Callable[..., Any]] = {
     "evaluate": lambda payload: vap.evaluate(payload),  # looked up at call time: tests may stand in for it
+    "evaluate_body": _evaluate_body,  # POST /api/v1/evaluate: the request body as it came
     "test_cases": _test_cases,  # the page's Test cases pane
     "suite": _suite,  # POST /api/v1/test
     "checks": _checks,  # a workshop exercise's hidden checks
@@ -509,8 +524,13 @@ def _serve(conn: Connection, settings: Settings) -> None:
             body = conn.recv_bytes()
         except (EOFError, OSError):
             return
-        size, peak_before = _memory()
         message = json.loads(body)
+        if message.get("raw"):
+            try:
+                message["args"].append(conn.recv_bytes())
+            except (EOFError, OSError):
+                return
+        size, peak_before = _memory()
         _bound(settings, size, settings.time_bound(message["job"])[0])
         reply = _perform(message["job"], message["args"])
         _unbound()
@@ -624,6 +644,18 @@ def evaluate(payload: Any) -> dict[str, Any]:
         with limits.use(settings.limits):
             return vap.evaluate(payload)
     return pool_for(settings).evaluate(payload)
+
+
+def evaluate_body(raw: bytes) -> dict[str, Any]:
+    """Evaluate a JSON API request body (bytes as received) under the current app's bounds.
+
+    Raises InputError for a body that is not JSON or not an API request, EvaluationStopped at a bound.
+    """
+    settings = _settings()
+    if settings.isolation == "inline":
+        with limits.use(settings.limits):
+            return _evaluate_body(raw)
+    return pool_for(settings).evaluate_body(raw)
 
 
 def run(job: str, *args: Any) -> Any:

@@ -129,7 +129,8 @@ def test_an_evaluation_stopped_at_a_bound_costs_the_penalty(tmp_path, monkeypatc
     def stopped(payload):
         raise isolation.Settings().timeout_error()
 
-    monkeypatch.setattr(isolation, "evaluate", stopped)
+    monkeypatch.setattr(isolation, "evaluate", stopped)  # the page's entry
+    monkeypatch.setattr(isolation, "evaluate_body", stopped)  # the API's
     client = app.test_client()
     resp = client.post("/api/v1/evaluate", json=BODY)
     assert resp.status_code == 422

@@ -7,6 +7,7 @@ then dispatch (match, params, compile, validate, route) and form the response.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -33,6 +34,20 @@ class InputError(ValueError):
 
 def _is_policy_doc(doc: Document) -> bool:
     return doc.kind in POLICY_KINDS and doc.api_version.startswith(ADMISSION_GROUP + "/")
+
+
+def payload_from_body(raw: bytes) -> Any:
+    """The JSON API request body as a value (its encoding detected as JSON allows); InputError (400)
+    when it is not JSON. The value is then checked by :func:`check_payload`."""
+    try:
+        payload = json.loads(raw) if raw.strip() else None
+    except RecursionError:  # nesting deeper than the JSON decoder goes
+        raise InputError("the request body is JSON nested too deeply to read") from None
+    except ValueError:  # not JSON, or not in an encoding JSON allows
+        payload = None
+    if payload is None:
+        raise InputError("the request body must be JSON (an object with a `policy` field and the other panes)")
+    return payload
 
 
 def check_payload(payload: Any) -> None:
