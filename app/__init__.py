@@ -37,7 +37,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         SCENARIO_MAX_BYTES=256 * 1024,
     )
     # Bounds on untrusted input (README "Limits"): the loader's, the evaluation workers', the rate limits.
-    from . import isolation, ratelimit, security
+    from . import bodies, isolation, ratelimit, security
     from .vap.limits import Limits
 
     app.config.from_mapping(Limits().as_config(), **isolation.CONFIG_DEFAULTS, **ratelimit.CONFIG_DEFAULTS)
@@ -50,6 +50,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
             # limited, unless they ask for the workers or the limits (tests/test_hostile.py does).
             app.config.update({k: v for k, v in TESTING_DEFAULTS.items() if k not in test_config})
     security.init_app(app)
+    bodies.init_app(app)
     ratelimit.init_app(app)
     isolation.init_app(app)
 

@@ -14,7 +14,7 @@ bp = Blueprint("api", __name__, url_prefix="/api/v1")
 @bp.post("/evaluate")
 def evaluate_view() -> tuple[Response, int] | Response:
     """Evaluate a scenario and return what kube-apiserver would answer."""
-    # The rate limit comes before reading the body, so a refused client costs little. A rate limit (429),
+    # The rate limit comes before decoding the body, so a refused client costs little. A rate limit (429),
     # or an evaluation stopped at its time or memory bound (422; 503 when every worker is busy), is answered
     # by ratelimit.refusal.
     with ratelimit.evaluation():
