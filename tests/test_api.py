@@ -94,3 +94,43 @@ def test_invalid_policy_is_reported_and_not_evaluated(client):
         'spec.validations[0].reason: Unsupported value: "Unauthorized": supported values: '
         '"Forbidden", "Invalid", "RequestEntityTooLarge"'
     )
+
+
+class _Trickle:
+    """A request body as a socket gives it: a few bytes per read."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data, self.reads = data, 0
+
+    def read(self, size: int = -1) -> bytes:
+        self.reads += 1
+        size = len(self.data) if size is None or size < 0 else size
+        chunk, self.data = self.data[: min(size, 1000)], self.data[min(size, 1000):]
+        return chunk
+
+
+def test_a_body_within_the_limit_is_read_whole_before_the_app_and_one_over_it_is_not_read():
+    from app.bodies import WholeBody
+
+    seen = {}
+
+    def app(environ, start_response):
+        seen["body"] = environ["wsgi.input"].read()
+        return [b""]
+
+    body = b'{"policy": "' + b"x" * 50_000 + b'"}'
+    stream = _Trickle(body)
+    WholeBody(app, lambda: 100_000)({"CONTENT_LENGTH": str(len(body)), "wsgi.input": stream}, None)
+    assert seen["body"] == body and stream.data == b""
+    over = _Trickle(body)
+    WholeBody(lambda environ, start_response: [b""], lambda: 1000)(
+        {"CONTENT_LENGTH": str(len(body)), "wsgi.input": over}, None)
+    assert over.reads == 0  # left for werkzeug to refuse with 413, unread
+
+
+def test_a_large_body_is_evaluated_through_the_api(app):
+    data = "\n".join(f"  k{i}: v{i}" for i in range(50_000))
+    body = {"policy": "", "object": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n" + data}
+    resp = app.test_client().post("/api/v1/evaluate", json=body)
+    assert resp.status_code == 200
+    assert resp.get_json()["kubernetesVersion"]
