@@ -283,7 +283,7 @@ def _prune(policy: CompiledPolicy, inv: Invocation) -> Invocation:
     return Invocation(
         object=seen.prune("object", inv.object),
         old_object=seen.prune("oldObject", inv.old_object),
-        request=inv.request,
+        request=seen.prune("request", inv.request),
         request_original_resource=inv.request_original_resource,
         params=seen.prune("params", inv.params),
         namespace_object=seen.prune("namespaceObject", inv.namespace_object),
@@ -368,8 +368,9 @@ def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, trac
 
     # validations, then every messageExpression, against one budget.
     data = _data(inv, has_params=policy.has_params, namespace=inv.namespace_object, authorizer=True, original=False)
-    scope = cel.VariableScope(policy.variable_map, data)
-    scopes.append(scope)
+    scope = cel.VariableScope(policy.variable_map, data) if policy.variables else None
+    if scope is not None:
+        scopes.append(scope)
     budget = _Budget(RUNTIME_BUDGET)
     records: list[ExpressionRecord] = []
     budget_error: str | None = None
@@ -388,8 +389,9 @@ def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, trac
         if policy.uses_authorizer:
             message_data = _data(inv, has_params=policy.has_params, namespace=inv.namespace_object,
                                  authorizer=False, original=False)
-        message_scope = cel.VariableScope(policy.variable_map, message_data)
-        scopes.append(message_scope)
+        message_scope = cel.VariableScope(policy.variable_map, message_data) if policy.variables else None
+        if message_scope is not None:
+            scopes.append(message_scope)
         for _, _, msg in policy.validations:
             if msg is None:
                 messages.append(None)
@@ -414,8 +416,9 @@ def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, trac
     if policy.audit_annotations:
         audit_data = _data(inv, has_params=policy.has_params, namespace=inv.namespace_full, authorizer=False,
                            original=False)
-        audit_scope = cel.VariableScope(policy.variable_map, audit_data)
-        scopes.append(audit_scope)
+        audit_scope = cel.VariableScope(policy.variable_map, audit_data) if policy.variables else None
+        if audit_scope is not None:
+            scopes.append(audit_scope)
         audit_budget = _Budget(RUNTIME_BUDGET)
         results: list[AuditAnnotationResult] = []
         failed = False

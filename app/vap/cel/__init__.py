@@ -860,7 +860,8 @@ UNCONVERTIBLE_VALUE = (
 
 
 def _run(compiled: Compiled, data: Mapping[str, Any] | Activation, scope: VariableScope | None) -> Any:
-    token = _current_scope.set(scope)
+    # the variables' scope, for the functions `variables.<name>` is rewritten into
+    token = _current_scope.set(scope) if compiled.uses_variables else None
     try:
         if isinstance(data, Activation):
             result = compiled.program.eval(activation=data.engine())
@@ -872,7 +873,8 @@ def _run(compiled: Compiled, data: Mapping[str, Any] | Activation, scope: Variab
     except Exception as exc:  # the engine raises, rather than returns, some errors (its own limits)
         raise EvaluationError(library.translate_runtime_error(str(exc))) from exc
     finally:
-        _current_scope.reset(token)
+        if token is not None:
+            _current_scope.reset(token)
     if compiled.type_name == "bool":  # the plain value of an error is its text: a bool is a result
         value = result.plain_value()
         if value is True or value is False:
