@@ -315,7 +315,7 @@ def test_compiling_many_distinct_expressions_keeps_the_caches_bounded():
     gc.collect()
     alive = sum(1 for o in gc.get_objects() if isinstance(o, c.Compiled))
     assert alive - before <= c.COMPILE_CACHE_SIZE + 50  # nothing else keeps compiled expressions (or their programs)
-    for cached in (c.environment, c.runtime_environment):
+    for cached in (c.environment, c._runtime_environment):
         assert cached.cache_parameters()["maxsize"] == c.ENVIRONMENT_CACHE_SIZE
         assert cached.cache_info().currsize <= c.ENVIRONMENT_CACHE_SIZE
 

@@ -22,7 +22,7 @@ def clear() -> None:
     cel.compile_expression.cache_clear()
     cel._check.cache_clear()
     cel.environment.cache_clear()
-    cel.runtime_environment.cache_clear()
+    cel._runtime_environment.cache_clear()
     validator._compile_policy.cache_clear()
     typecheck.clear_cache()
     cost_cache.clear()

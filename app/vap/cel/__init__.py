@@ -82,9 +82,8 @@ class Declarations:
     version: str = library.DEFAULT_VERSION
     params: bool = False
     authorizer: bool = True
-    # The composited variables visible to the expression, in order: (name, engine type signature), or
-    # (name, checked type, run-time type) as variable_declaration() gives them; None when `variables` is
-    # not declared at all (matchConditions).
+    # The composited variables visible to the expression, in order: (name, engine type signature) as
+    # variable_declaration() gives them; None when `variables` is not declared at all (matchConditions).
     variables: tuple[tuple[str, ...], ...] | None = ()
     # Declared types of the roots (object, oldObject, params, request, namespaceObject) and the descriptor
     # pool holding them, for type checking against schemas (app.vap.schemas.decltypes.TypedRoots); None:
@@ -101,8 +100,6 @@ class Compiled:
     program: Any = None
     type_name: str = "dyn"
     engine_type: str = "DYN"
-    # the type of the value the program gives (every root dyn at run time): what a variable returns
-    runtime_type: str = "DYN"
     # the apiserver's detail: "compilation failed: ERROR: <input>:1:1: ..." or "must evaluate to bool but got dyn"
     error: str | None = None
     issues: tuple[CompileIssue, ...] = ()
@@ -167,26 +164,33 @@ def environment(decls: Declarations) -> Any:
     return _build_environment(decls, typed=True)
 
 
-@lru_cache(maxsize=ENVIRONMENT_CACHE_SIZE)
 def runtime_environment(decls: Declarations) -> Any:
-    """The environment programs run in: every root ``dyn``, so values keep JSON semantics. With
+    """The environment programs run in: every root ``dyn``, so values keep JSON semantics, and every
+    variable's function ``dyn`` (programs are checked elsewhere: it only runs them). With
     ``decls.types`` (type checking against schemas, which never runs a program) the checking one."""
     if decls.types is not None:
         return environment(decls)
+    names = None if decls.variables is None else tuple((entry[0], "DYN") for entry in decls.variables)
+    return _runtime_environment(Declarations(version=decls.version, params=decls.params,
+                                             authorizer=decls.authorizer, variables=names))
+
+
+@lru_cache(maxsize=ENVIRONMENT_CACHE_SIZE)
+def _runtime_environment(decls: Declarations) -> Any:
     return _build_environment(decls, typed=False)
 
 
-def variable_declaration(name: str, compiled: Compiled) -> tuple[str, str, str]:
+def variable_declaration(name: str, compiled: Compiled) -> tuple[str, str]:
     """A composited variable as the expressions after it see it (an entry of ``Declarations.variables``):
-    its name, its checked type and the type of the value its program gives."""
+    its name and its checked type."""
     if compiled.checked_program is None:
-        return name, "DYN", "DYN"
-    return name, compiled.engine_type, compiled.runtime_type
+        return name, "DYN"
+    return name, compiled.engine_type
 
 
 def _variable_signature(entry: Sequence[str], typed: bool) -> str:
-    # an entry is (name, type) or (name, checked type, run-time type)
-    return entry[1] if typed or len(entry) < 3 else entry[2]
+    # the run-time environment only runs programs checked in the checking one: every variable is dyn there
+    return entry[1] if typed else "DYN"
 
 
 @cache
@@ -558,6 +562,9 @@ def _environment_declarations(decls: Declarations, text: str) -> Declarations:
     params = decls.params or _MENTIONS["params"].search(text) is None
     authorizer = decls.authorizer or _MENTIONS["authorizer"].search(text) is None
     variables = decls.variables if _MENTIONS["variables"].search(text) is not None else ()
+    if variables:  # of the composited variables, those the expression references (each a function)
+        used = _rewrite_variables(text, variables).used
+        variables = tuple(entry for entry in variables if entry[0] in used)
     if (params, authorizer, variables) == (decls.params, decls.authorizer, decls.variables):
         return decls
     return Declarations(version=decls.version, params=params, authorizer=authorizer, variables=variables,
@@ -657,17 +664,15 @@ def compile_expression(expression: str, kind: str, decls: Declarations) -> Compi
     runtime_env = runtime_environment(decls)
     env = environment(decls)
     if runtime_env is env:
-        program, runtime_checked = _runtime_program(env, checked.checked_program, text, checked.engine_type), None
-    elif kind != VARIABLE and (program := _moved_program(env, runtime_env, checked.checked_program, text,
-                                                         checked.engine_type)) is not None:
-        runtime_checked = None  # the run-time type of a variable only is ever read
+        program = _runtime_program(env, checked.checked_program, text, checked.engine_type)
     else:
-        try:
-            runtime_checked = runtime_env.compile(text)
-        except Exception as exc:  # not seen: what type-checks with declared types also does with dyn ones
-            return _failed(compiled, _engine_issues(str(exc), rewrite, expression, decls))
-        program = _runtime_program(runtime_env, runtime_checked, text, checked.engine_type)
-    compiled.runtime_type = runtime_checked.return_type().name() if runtime_checked is not None else "DYN"
+        program = _moved_program(env, runtime_env, checked.checked_program, text, checked.engine_type)
+        if program is None:  # the checking environment refuses the run-time text: compiled where it runs
+            try:
+                runtime_checked = runtime_env.compile(text)
+            except Exception as exc:  # not seen: what type-checks with declared types also does with dyn ones
+                return _failed(compiled, _engine_issues(str(exc), rewrite, expression, decls))
+            program = _runtime_program(runtime_env, runtime_checked, text, checked.engine_type)
     compiled.program = program
     compiled.holds_optionals = library.may_hold_optionals(compiled.program)
     if compiled.holds_optionals and library.optional_maps_reach_python(compiled.program):
