@@ -16,6 +16,7 @@ the hostile clients got back (status counts), and exits 1 when a normal user saw
 p95 under load exceeds twice the idle p95 (the issue's bar). Usage:
 
     .venv/bin/python scripts/loadtest.py [--users 50] [--hostile 3] [--seconds 60] [--idle-requests 60] [--rounds 3]
+        [--only 'oversized body' ...]   (one kind of hostile input alone, to find which one weighs)
 """
 
 from __future__ import annotations
