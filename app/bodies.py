@@ -26,9 +26,10 @@ class WholeBody:
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         text = environ.get("CONTENT_LENGTH") or ""
+        length = int(text) if text.isdigit() else 0
         limit = self.limit()
-        if text.isdigit() and 0 < int(text) and (limit is None or int(text) <= limit):
-            environ["wsgi.input"] = io.BytesIO(_read(environ["wsgi.input"], int(text)))
+        if length > 0 and (limit is None or length <= limit):
+            environ["wsgi.input"] = io.BytesIO(_read(environ["wsgi.input"], length))
         return self.app(environ, start_response)
 
 

@@ -348,30 +348,25 @@ _CHECK_EVERY = 0.02  # seconds between looks at a running evaluation's CPU time
 def _lower_priority(pid: int) -> bool:
     """Give a worker the lowest CPU priority: its nice value, and its session's where the kernel groups
     tasks by session for scheduling (autogroup), since nice only weighs within such a group."""
-    try:
-        os.setpriority(os.PRIO_PROCESS, pid, 19)
-    except OSError:
-        return False
-    try:
-        with open(f"/proc/{pid}/autogroup", "w") as autogroup:
-            autogroup.write("19")
-    except OSError:
-        pass  # no autogroup scheduling here: the nice value is enough
-    return True
+    return _set_priority(pid, 19)
 
 
 def _restore_priority(pid: int) -> bool:
     """Give a demoted worker its normal priority back, where this process may raise priorities (root or
     CAP_SYS_NICE); False when it may not (the worker is then retired, and a new one takes its place)."""
+    return _set_priority(pid, 0)
+
+
+def _set_priority(pid: int, nice: int) -> bool:
     try:
-        os.setpriority(os.PRIO_PROCESS, pid, 0)
+        os.setpriority(os.PRIO_PROCESS, pid, nice)
     except OSError:
         return False
     try:
         with open(f"/proc/{pid}/autogroup", "w") as autogroup:
-            autogroup.write("0")
+            autogroup.write(str(nice))
     except OSError:
-        pass
+        pass  # no autogroup scheduling here: the nice value is enough
     return True
 
 

@@ -292,6 +292,15 @@ def _prune(policy: CompiledPolicy, inv: Invocation) -> Invocation:
     )
 
 
+def _scope(policy: CompiledPolicy, data: cel.Activation, scopes: list[cel.VariableScope]) -> cel.VariableScope | None:
+    """The lazy variables of one activation (None when the policy has none), noted in ``scopes``."""
+    if not policy.variables:
+        return None
+    scope = cel.VariableScope(policy.variable_map, data)
+    scopes.append(scope)
+    return scope
+
+
 def _variable_records(policy: CompiledPolicy, scopes: list[cel.VariableScope]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if not policy.variables:
@@ -368,9 +377,7 @@ def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, trac
 
     # validations, then every messageExpression, against one budget.
     data = _data(inv, has_params=policy.has_params, namespace=inv.namespace_object, authorizer=True, original=False)
-    scope = cel.VariableScope(policy.variable_map, data) if policy.variables else None
-    if scope is not None:
-        scopes.append(scope)
+    scope = _scope(policy, data, scopes)
     budget = _Budget(RUNTIME_BUDGET)
     records: list[ExpressionRecord] = []
     budget_error: str | None = None
@@ -389,9 +396,7 @@ def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, trac
         if policy.uses_authorizer:
             message_data = _data(inv, has_params=policy.has_params, namespace=inv.namespace_object,
                                  authorizer=False, original=False)
-        message_scope = cel.VariableScope(policy.variable_map, message_data) if policy.variables else None
-        if message_scope is not None:
-            scopes.append(message_scope)
+        message_scope = _scope(policy, message_data, scopes)
         for _, _, msg in policy.validations:
             if msg is None:
                 messages.append(None)
@@ -416,9 +421,7 @@ def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, trac
     if policy.audit_annotations:
         audit_data = _data(inv, has_params=policy.has_params, namespace=inv.namespace_full, authorizer=False,
                            original=False)
-        audit_scope = cel.VariableScope(policy.variable_map, audit_data) if policy.variables else None
-        if audit_scope is not None:
-            scopes.append(audit_scope)
+        audit_scope = _scope(policy, audit_data, scopes)
         audit_budget = _Budget(RUNTIME_BUDGET)
         results: list[AuditAnnotationResult] = []
         failed = False

@@ -654,25 +654,24 @@ def _checking_version(version: str, text: str) -> str:
 def compile_expression(expression: str, kind: str, decls: Declarations) -> Compiled:
     """Compile one expression of a kind (validation, messageExpression, ...) in an environment."""
     decls = _environment_declarations(decls, expression)
-    # not through the cache of check_expression: the two never share declarations (API validation checks
-    # in the previous version's environment, type checking with typed roots)
+    # not through the cache of check_expression, so that a compiled expression is one object; a check that
+    # API validation made is compiled again here, in an environment already set up (a fraction of a ms)
     compiled, rewrite = _check.__wrapped__(expression, kind, decls)
     text = rewrite.text
     if compiled.checked_program is None:
         return compiled
-    checked = compiled
     runtime_env = runtime_environment(decls)
     env = environment(decls)
     if runtime_env is env:
-        program = _runtime_program(env, checked.checked_program, text, checked.engine_type)
+        program = _runtime_program(env, compiled.checked_program, text, compiled.engine_type)
     else:
-        program = _moved_program(env, runtime_env, checked.checked_program, text, checked.engine_type)
+        program = _moved_program(env, runtime_env, compiled.checked_program, text, compiled.engine_type)
         if program is None:  # the checking environment refuses the run-time text: compiled where it runs
             try:
                 runtime_checked = runtime_env.compile(text)
             except Exception as exc:  # not seen: what type-checks with declared types also does with dyn ones
                 return _failed(compiled, _engine_issues(str(exc), rewrite, expression, decls))
-            program = _runtime_program(runtime_env, runtime_checked, text, checked.engine_type)
+            program = _runtime_program(runtime_env, runtime_checked, text, compiled.engine_type)
     compiled.program = program
     compiled.holds_optionals = library.may_hold_optionals(compiled.program)
     if compiled.holds_optionals and library.optional_maps_reach_python(compiled.program):
