@@ -339,3 +339,27 @@ def test_a_check_in_the_previous_version_is_the_previous_versions_check():
     message = c.Declarations(version="1.36", authorizer=False)
     text = "authorizer.path('/x').check('get').reason()"
     assert "undeclared reference to 'authorizer'" in c.check_expression(text, c.MESSAGE_EXPRESSION, message).error
+
+
+def test_programs_that_never_name_request_or_namespace_run_where_they_were_checked():
+    # a first evaluation builds one environment fewer: the checking one runs them
+    decls = c.Declarations(version="1.34", variables=(("n", "INT"),))
+    before = c._runtime_environment.cache_info()
+    plain = c.compile_expression("variables.n + size(object.metadata.name) > 3", c.VALIDATION, decls)
+    after = c._runtime_environment.cache_info()
+    assert after.hits + after.misses == before.hits + before.misses  # no run-time environment asked for
+    assert c.evaluate(plain, {"object": {"metadata": {"name": "web"}}}, _scope({"n": 1})) is True
+    # request is typed where checked: such a program runs where every root is dyn, with the same result
+    typed = c.compile_expression("request.operation == 'CREATE' && has(object.metadata)", c.VALIDATION,
+                                 c.Declarations(version="1.34"))
+    assert c.evaluate(typed, {"object": {"metadata": {}}, "request": {"operation": "CREATE"}}) is True
+    assert c._runs_where_checked("object.x == 1", decls)
+    assert not c._runs_where_checked("request.name == 'x'", decls)
+    assert not c._runs_where_checked("'namespaceObject' == 'x'", decls)  # named, even in a string: not worth telling
+    assert not c._runs_where_checked("variables.q", c.Declarations(variables=(("q", "kubernetes.Quantity"),)))
+
+
+def _scope(values: dict) -> c.VariableScope:
+    scope = c.VariableScope({}, {})
+    scope._cache.update({k: library.to_engine(v) for k, v in values.items()})
+    return scope

@@ -660,8 +660,8 @@ def compile_expression(expression: str, kind: str, decls: Declarations) -> Compi
     text = rewrite.text
     if compiled.checked_program is None:
         return compiled
-    runtime_env = runtime_environment(decls)
     env = environment(decls)
+    runtime_env = env if _runs_where_checked(text, decls) else runtime_environment(decls)
     if runtime_env is env:
         program = _runtime_program(env, compiled.checked_program, text, compiled.engine_type)
     else:
@@ -677,6 +677,20 @@ def compile_expression(expression: str, kind: str, decls: Declarations) -> Compi
     if compiled.holds_optionals and library.optional_maps_reach_python(compiled.program):
         compiled.unsafe = library.OPTIONAL_ARGUMENT
     return compiled
+
+
+_TYPED_ROOT = re.compile(r"(?<![_a-zA-Z0-9])(?:request|namespaceObject)(?![_a-zA-Z0-9])")
+_PLAIN_TYPES = frozenset(("BOOL", "INT", "UINT", "DOUBLE", "STRING", "BYTES", "NULL", "DYN", "LIST", "MAP"))
+
+
+def _runs_where_checked(text: str, decls: Declarations) -> bool:
+    """Whether a program can run in the environment it was checked in, which saves building the
+    run-time one: when the text never names a root whose declared type differs there (``request``,
+    ``namespaceObject``, not even inside a string) and every variable it references has a plain JSON
+    type (what the run-time environment declares ``dyn`` is then handed over the same either way)."""
+    if _TYPED_ROOT.search(text) is not None:
+        return False
+    return all(set(re.findall(r"[A-Za-z_.]+", entry[1])) <= _PLAIN_TYPES for entry in decls.variables or ())
 
 
 def _failed(compiled: Compiled, issues: list[CompileIssue]) -> Compiled:
