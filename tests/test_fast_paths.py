@@ -312,3 +312,27 @@ def test_a_remembered_cost_is_the_estimators_cost(expression):
                         pass
                 expected = library.expression_cost(compiled.program, data, tracker).total
                 assert cost_cache.expression_cost(compiled.program, data, tracker) == expected
+
+
+def test_generated_cost_observers_see_what_the_loop_sees():
+    reads = [(-1, "get", "object"), (0, "get", "spec"), (1, "len", None), (1, "in", "replicas"),
+             (1, "item", "containers"), (4, "elem", 0), (4, "elem", 3), (4, "item", (0, 2, None)),
+             (1, "key", 0), (1, "key", 9), (5, "get", "image"), (0, "item", "missing"), (11, "get", "x")]
+    inputs = [
+        {"object": {"spec": {"replicas": 3, "containers": [{"image": "a"}, {"image": 1}]}}},
+        {"object": {"spec": {"containers": "not a list"}}},
+        {"object": {"spec": ["a", "list"]}},
+        {"object": {"spec": 5}},
+        {"object": None},
+        {},
+        {"object": {"spec": {"containers": [[1], None, 2, 3]}, "missing": {"x": 1}}},
+    ]
+    observe = cost_cache.observer(reads)
+    for data in inputs:
+        try:
+            expected = cost_cache._observe(data, reads)
+        except TypeError:  # len() of a number: the estimate fails the same way, and the cost is unknown
+            with pytest.raises(TypeError):
+                observe(data)
+            continue
+        assert observe(data) == expected, data

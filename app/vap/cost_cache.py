@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .cel import library
@@ -190,14 +190,78 @@ def _observe(data: Mapping[str, Any], reads: list[Read]) -> tuple[Any, ...]:
     return tuple(seen)
 
 
+# Reads beyond this many are observed by the loop above rather than generated code.
+_GENERATED_READS = 1000
+
+
+def observer(reads: list[Read]) -> Callable[[Mapping[str, Any]], tuple[Any, ...]]:
+    """``lambda data: _observe(data, reads)`` as straight-line Python (made once per shape, called on
+    every evaluation): the same tuple, without the loop's dispatch on each read's operation."""
+    if len(reads) > _GENERATED_READS:
+        return lambda data: _observe(data, reads)
+    args: list[Any] = []
+    lines = ["def observe(data):"]
+    for i, (parent, op, arg) in enumerate(reads):
+        base, v, s = ("data" if parent < 0 else f"v{parent}"), f"v{i}", f"s{i}"
+        args.append(slice(*arg) if op == "item" and isinstance(arg, tuple) else arg)
+        a = f"A[{i}]"
+        lines.append(f" if {base} is MISSING:")
+        lines.append(f"  {v} = {s} = MISSING")
+        if op == "get":
+            lines.append(f" elif isinstance({base}, dict):")
+            lines.append(f"  {v} = {base}.get({a}, MISSING)")
+            lines.append(f"  {s} = ABSENT if {v} is MISSING else summary({v})")
+            lines.append(" else:")
+            lines.append(f"  {v}, {s} = MISSING, ABSENT")
+        elif op == "len":
+            lines.append(" else:")
+            lines.append(f"  {v}, {s} = MISSING, len({base})")
+        elif op == "in":
+            lines.append(" else:")
+            lines.append(f"  {v} = MISSING")
+            lines.append("  try:")
+            lines.append(f"   {s} = {a} in {base}")
+            lines.append("  except Exception:")
+            lines.append(f"   {s} = RAISED")
+        elif op == "item":
+            lines.append(" else:")
+            lines.append("  try:")
+            lines.append(f"   {v} = {base}[{a}]")
+            lines.append(f"   {s} = summary({v})")
+            lines.append("  except Exception:")
+            lines.append(f"   {v}, {s} = MISSING, RAISED")
+        elif op == "key":
+            lines.append(" else:")
+            lines.append(f"  {v} = next(islice(iter({base}), {a}, None), MISSING)")
+            lines.append(f"  {s} = MISSING if {v} is MISSING else summary({v})")
+        else:  # elem
+            lines.append(" else:")
+            lines.append(f"  {v} = {base}[{a}] if {a} < len({base}) else MISSING")
+            lines.append(f"  {s} = MISSING if {v} is MISSING else summary({v})")
+    lines.append(" return (" + "".join(f"s{i}, " for i in range(len(reads))) + ")")
+    namespace: dict[str, Any] = {"MISSING": _MISSING, "ABSENT": _ABSENT, "RAISED": _RAISED, "summary": _summary,
+                                 "islice": itertools.islice, "A": tuple(args)}
+    exec(compile("\n".join(lines), "<cost observer>", "exec"), namespace)  # noqa: S102 - no input in the source
+    return namespace["observe"]
+
+
+class _Shape:
+    """The reads one estimate made, and the estimates (core cost) for what they observed."""
+
+    __slots__ = ("reads", "known", "observe")
+
+    def __init__(self, reads: list[Read], known: dict[tuple[Any, ...], int],
+                 observe: Callable[[Mapping[str, Any]], tuple[Any, ...]]) -> None:
+        self.reads, self.known, self.observe = reads, known, observe
+
+
 class _Entry:
     __slots__ = ("program", "cacheable", "shapes")
 
     def __init__(self, program: Any) -> None:
         self.program = program
         self.cacheable = True
-        # the reads the walk made, each with the estimates (core cost) for what it observed
-        self.shapes: list[tuple[list[Read], dict[tuple[Any, ...], int]]] = []
+        self.shapes: list[_Shape] = []
 
 
 _ENTRIES: dict[int, _Entry] = {}
@@ -219,7 +283,7 @@ def clear() -> None:
 def _has_room(entry: _Entry) -> bool:
     if _stored >= _MAX_STORED:
         return False
-    return len(entry.shapes) < _MAX_SHAPES or any(len(known) < _MAX_VALUES for _, known in entry.shapes)
+    return len(entry.shapes) < _MAX_SHAPES or any(len(shape.known) < _MAX_VALUES for shape in entry.shapes)
 
 
 def expression_cost(program: Any, data: Mapping[str, Any], tracker: Any) -> int:
@@ -235,8 +299,8 @@ def expression_cost(program: Any, data: Mapping[str, Any], tracker: Any) -> int:
             _ENTRIES[id(program)] = entry
     if not entry.cacheable:
         return int(library.expression_cost(program, data, tracker).total)
-    for reads, known in entry.shapes:
-        core = known.get(_observe(data, reads))
+    for shape in entry.shapes:
+        core = shape.known.get(shape.observe(data))
         if core is not None:
             return core + tracker.library_cost
     if not _has_room(entry):
@@ -244,19 +308,20 @@ def expression_cost(program: Any, data: Mapping[str, Any], tracker: Any) -> int:
     recorder = _Recorder()
     recorded = library.expression_cost(program, recorder.view(-1, dict(data)), tracker)
     plain = library.expression_cost(program, data, tracker)
-    if recorded.total != plain.total or _observe(data, recorder.reads) != tuple(recorder.seen):
+    observed, observe = tuple(recorder.seen), observer(recorder.reads)
+    if recorded.total != plain.total or observe(data) != observed:
         entry.cacheable = False
         return int(plain.total)
-    reads, key = recorder.reads, tuple(recorder.seen)
+    reads, key = recorder.reads, observed
     with _LOCK:
-        for known_reads, known in entry.shapes:
-            if known_reads == reads:
-                if len(known) < _MAX_VALUES:
-                    known[key] = int(plain.core)
+        for shape in entry.shapes:
+            if shape.reads == reads:
+                if len(shape.known) < _MAX_VALUES:
+                    shape.known[key] = int(plain.core)
                     _stored += 1
                 break
         else:
             if len(entry.shapes) < _MAX_SHAPES:
-                entry.shapes.append((reads, {key: int(plain.core)}))
+                entry.shapes.append(_Shape(reads, {key: int(plain.core)}, observe))
                 _stored += 1
     return int(plain.total)

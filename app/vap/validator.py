@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import functools
 import json
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from time import perf_counter
 from typing import Any
 
 from . import cel, cost_cache, reach
@@ -73,6 +73,13 @@ class CompiledPolicy:
             programs += [expr.program, msg.program if msg is not None else None]
         programs += [c.program for _, c in self.audit_annotations]
         return reach.of_programs((p for p in programs if p is not None), _ROOTS)
+
+    @functools.cached_property
+    def pruners(self) -> tuple[Callable[[Any], Any], ...]:
+        """Functions cutting object, oldObject, request, params and namespaceObject down to what the
+        policy reads."""
+        seen = self.reach
+        return tuple(seen.pruner(root) for root in ("object", "oldObject", "request", "params", "namespaceObject"))
 
     @functools.cached_property
     def uses_authorizer(self) -> bool:
@@ -235,27 +242,25 @@ def _run(
     tracker: Any,
 ) -> ExpressionRecord:
     """Evaluate one expression; ``tracker`` (:func:`library.track_cost`, active) counts library calls."""
-    record = ExpressionRecord()
     if compiled.error is not None:
-        record.error = f"compilation error: {compiled.error}"
-        record.engine_limit = compiled.engine_limit
-        return record
+        return ExpressionRecord(None, f"compilation error: {compiled.error}", None, None, compiled.engine_limit)
     before = tracker.library_cost
-    start = time.perf_counter()
+    start = perf_counter()
+    error = None
+    engine_limit = False
     try:
-        record.result = cel.evaluate(compiled, data, scope)
+        result = cel.evaluate(compiled, data, scope)
     except cel.EvaluationError as exc:
-        record.error = f"expression '{compiled.expression}' resulted in error: {exc}"
-        record.engine_limit = exc.engine_limit
-    record.elapsed_us = round((time.perf_counter() - start) * 1e6, 1)
-    spent = _Spent(tracker.library_cost - before)
-    record.cost = _cost(compiled, data.data if isinstance(data, cel.Activation) else data, spent)
-    if record.cost is not None and record.cost > PER_CALL_LIMIT:
-        record.result = None
-        record.engine_limit = False
-        record.error = (f"expression '{compiled.expression}' resulted in error: "
-                        "operation cancelled: actual cost limit exceeded")
-    return record
+        result = None
+        error = f"expression '{compiled.expression}' resulted in error: {exc}"
+        engine_limit = exc.engine_limit
+    elapsed = round((perf_counter() - start) * 1e6, 1)
+    cost = _cost(compiled, data.data if data.__class__ is cel.Activation else data,
+                 _Spent(tracker.library_cost - before))
+    if cost is not None and cost > PER_CALL_LIMIT:
+        return ExpressionRecord(None, f"expression '{compiled.expression}' resulted in error: "
+                                "operation cancelled: actual cost limit exceeded", cost, elapsed, False)
+    return ExpressionRecord(result, error, cost, elapsed, engine_limit)
 
 
 def _data(inv: Invocation, *, has_params: bool, namespace: Any, authorizer: bool, original: bool) -> cel.Activation:
@@ -279,17 +284,10 @@ def _data(inv: Invocation, *, has_params: bool, namespace: Any, authorizer: bool
 
 def _prune(policy: CompiledPolicy, inv: Invocation) -> Invocation:
     """The invocation with its objects cut down to what the policy's expressions can read."""
-    seen = policy.reach
-    return Invocation(
-        object=seen.prune("object", inv.object),
-        old_object=seen.prune("oldObject", inv.old_object),
-        request=seen.prune("request", inv.request),
-        request_original_resource=inv.request_original_resource,
-        params=seen.prune("params", inv.params),
-        namespace_object=seen.prune("namespaceObject", inv.namespace_object),
-        namespace_full=seen.prune("namespaceObject", inv.namespace_full),
-        authorizer=inv.authorizer,
-    )
+    obj, old, request, params, namespace = policy.pruners
+    return Invocation(obj(inv.object), old(inv.old_object), request(inv.request), inv.request_original_resource,
+                      params(inv.params), namespace(inv.namespace_object), namespace(inv.namespace_full),
+                      inv.authorizer)
 
 
 def _scope(policy: CompiledPolicy, data: cel.Activation, scopes: list[cel.VariableScope]) -> cel.VariableScope | None:
