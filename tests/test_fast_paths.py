@@ -336,3 +336,20 @@ def test_generated_cost_observers_see_what_the_loop_sees():
                 observe(data)
             continue
         assert observe(data) == expected, data
+
+
+def test_generated_pruners_cut_what_the_walk_cuts():
+    seen = reach.Reach()
+    seen.add("object", ["metadata", "labels", "team"], {})
+    seen.add("object", ["metadata", "name"], reach.WHOLE)
+    seen.add("object", ["spec", "it's \"quoted\"\n", "x"], reach.WHOLE)
+    seen.add("object", ["spec", "containers"], reach.WHOLE)
+    trie = seen.roots["object"]
+    values = [OBJECT, {"metadata": "not a map"}, {"metadata": {"labels": None}},
+              {"spec": {"it's \"quoted\"\n": {"x": 1}}},
+              {"metadata": {"labels": {"team": {"deep": 1}, "other": 2}}}, [], "text", None, {}]
+    generated = reach._generated_pruner(trie)
+    for value in values:
+        assert generated(value) == reach.prune(value, trie) if isinstance(value, dict) else generated(value) == value
+    # the walk serves the first calls, generated code the later ones: the same values throughout
+    assert [seen.prune("object", OBJECT) for _ in range(5)] == [reach.prune(OBJECT, trie)] * 5

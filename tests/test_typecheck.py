@@ -12,10 +12,11 @@ import pytest
 import yaml
 
 from app import examples, vap
+from app.vap import reach, typecheck
 from app.vap.cel import library
 from app.vap.resources import builtin_table
 from app.vap.schemas import schema_set, schema_versions
-from app.vap.schemas.decltypes import escape
+from app.vap.schemas.decltypes import escape, kind_types
 from app.vap.schemas.validate import check_object
 from app.vap.typecheck import check_policy, types_to_check
 from app.web import payload_from
@@ -637,3 +638,46 @@ def test_gallery_example_type_checks_without_warnings(example):
     for policy in result["policies"]:
         if "typeChecking" in policy:
             assert policy["typeChecking"]["expressionWarnings"] == []
+
+
+# --------------------------------------------------------------------------------------------
+# Checking against the selected fields only
+
+
+SELECTION_CASES = [
+    "object.spec.replicas > 1", "object.spec.replica > 1", "has(object.spec.template.spec.hostNetwork)",
+    "object.spec.template.spec.containers.all(c, c.imagee != '')", "object.metadata.lables['app'] == 'web'",
+    "'app' in object.metadata.labels && object.metadata.labels['app'] == 1", "object.?spec.?paused.orValue(1)",
+    "object.spec.strategy == oldObject.spec.strategy", "object.spec.template.spec.containers[0].name + 1 == 2",
+    "object.metadata.namespace == 'default'", "object.metadata.__namespace__ == 1", "object == null",
+    "object.spec.replicas <= params.spec.size", "params.spec.color + 1 > 0", "params.spec.x__dash__mode == 2",
+    "params.spec.limits['cpu'] == 'x'", "has(params.spec.tags) && params.spec.tags[0] == 1",
+    "variables.spec.replicas == 'x'", "variables.spec.minReadySeconds > 0 && object.status.replicas > 1",
+    "oldObject.spec.template.metadata.labels.size() > 0 && object.kind == 1",
+]
+
+
+@pytest.mark.parametrize("version", ["1.30", "1.36"])
+def test_checking_against_the_selected_fields_reports_what_the_whole_schema_does(version, monkeypatch):
+    spec = _spec(DEPLOYMENTS, PODS, validations=SELECTION_CASES,
+                 variables=[{"name": "spec", "expression": "object.spec"}],
+                 paramKind={"apiVersion": "example.com/v1", "kind": "Widget"})
+    selected = _issues(_check(spec, version, crds=[CRD]))
+    assert len(selected) > 10  # the cases hold errors for each kind
+    typecheck.clear_cache()
+    monkeypatch.setattr(typecheck, "_selected_fields", lambda *args: (reach.WHOLE, reach.WHOLE))
+    assert _issues(_check(spec, version, crds=[CRD])) == selected
+
+
+def test_a_policy_is_checked_against_the_fields_it_selects():
+    spec = _spec(DEPLOYMENTS, validations=["object.spec.replicas > 1 && has(object.metadata.labels)"])
+    fields, params = typecheck._selected_fields("", spec, "1.36")
+    assert fields == {"spec": {"replicas": reach.WHOLE}, "metadata": {"labels": {}}} and params == {}
+    schemas = schema_set("1.36")
+    deployment = schemas.kind("apps", "v1", "Deployment")
+    selected = kind_types(deployment, schemas, "1.36", fields)
+    assert len(selected.file.message_type) == 3  # Deployment, .spec, .metadata (with all of its labels map)
+    assert len(kind_types(deployment, schemas, "1.36").file.message_type) > 100
+    # an expression the engine could not compile keeps every field
+    unsafe = _spec(DEPLOYMENTS, validations=["object.spec.x +"])
+    assert typecheck._selected_fields("", unsafe, "1.36")[0] is reach.WHOLE

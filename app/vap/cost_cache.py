@@ -245,14 +245,28 @@ def observer(reads: list[Read]) -> Callable[[Mapping[str, Any]], tuple[Any, ...]
     return namespace["observe"]
 
 
+# A shape's observer is generated on its third lookup: generating one (Python's compile) takes longer
+# than a few observations by the loop, so an expression evaluated once never pays for it.
+_GENERATE_AFTER = 3
+
+
 class _Shape:
     """The reads one estimate made, and the estimates (core cost) for what they observed."""
 
-    __slots__ = ("reads", "known", "observe")
+    __slots__ = ("reads", "known", "observe", "lookups")
 
-    def __init__(self, reads: list[Read], known: dict[tuple[Any, ...], int],
-                 observe: Callable[[Mapping[str, Any]], tuple[Any, ...]]) -> None:
-        self.reads, self.known, self.observe = reads, known, observe
+    def __init__(self, reads: list[Read], known: dict[tuple[Any, ...], int]) -> None:
+        self.reads, self.known = reads, known
+        self.observe: Callable[[Mapping[str, Any]], tuple[Any, ...]] | None = None
+        self.lookups = 0
+
+    def observed(self, data: Mapping[str, Any]) -> tuple[Any, ...]:
+        if self.observe is not None:
+            return self.observe(data)
+        self.lookups += 1
+        if self.lookups >= _GENERATE_AFTER:
+            self.observe = observer(self.reads)
+        return _observe(data, self.reads)
 
 
 class _Entry:
@@ -300,7 +314,8 @@ def expression_cost(program: Any, data: Mapping[str, Any], tracker: Any) -> int:
     if not entry.cacheable:
         return int(library.expression_cost(program, data, tracker).total)
     for shape in entry.shapes:
-        core = shape.known.get(shape.observe(data))
+        observe = shape.observe
+        core = shape.known.get(observe(data) if observe is not None else shape.observed(data))
         if core is not None:
             return core + tracker.library_cost
     if not _has_room(entry):
@@ -308,8 +323,8 @@ def expression_cost(program: Any, data: Mapping[str, Any], tracker: Any) -> int:
     recorder = _Recorder()
     recorded = library.expression_cost(program, recorder.view(-1, dict(data)), tracker)
     plain = library.expression_cost(program, data, tracker)
-    observed, observe = tuple(recorder.seen), observer(recorder.reads)
-    if recorded.total != plain.total or observe(data) != observed:
+    observed = tuple(recorder.seen)
+    if recorded.total != plain.total or _observe(data, recorder.reads) != observed:
         entry.cacheable = False
         return int(plain.total)
     reads, key = recorder.reads, observed
@@ -322,6 +337,6 @@ def expression_cost(program: Any, data: Mapping[str, Any], tracker: Any) -> int:
                 break
         else:
             if len(entry.shapes) < _MAX_SHAPES:
-                entry.shapes.append(_Shape(reads, {key: int(plain.core)}, observe))
+                entry.shapes.append(_Shape(reads, {key: int(plain.core)}))
                 _stored += 1
     return int(plain.total)

@@ -36,14 +36,15 @@ WHOLE: Any = _Whole()
 Trie = Any
 
 
-def _merge(a: Trie | None, b: Trie) -> Trie:
+def merge(a: Trie | None, b: Trie) -> Trie:
+    """The trie reaching what either reaches."""
     if a is None:
         return b
     if a is WHOLE or b is WHOLE:
         return WHOLE
     out = dict(a)
     for key, sub in b.items():
-        out[key] = _merge(out.get(key), sub)
+        out[key] = merge(out.get(key), sub)
     return out
 
 
@@ -60,10 +61,12 @@ class Reach:
     def __init__(self) -> None:
         self.roots: dict[str, Trie] = {}
         self._pruners: dict[str, Callable[[Any], Any]] = {}
+        self._uses: dict[str, int] = {}
 
     def add(self, root: str, path: list[str], leaf: Trie) -> None:
-        self.roots[root] = _merge(self.roots.get(root), _path_trie(path, leaf))
+        self.roots[root] = merge(self.roots.get(root), _path_trie(path, leaf))
         self._pruners.pop(root, None)
+        self._uses.pop(root, None)
 
     def uses(self, root: str) -> bool:
         return root in self.roots
@@ -72,19 +75,30 @@ class Reach:
         """The value of a root as the expressions can see it."""
         return self.pruner(root)(value)
 
+    def pruners(self, roots: Iterable[str]) -> tuple[tuple[Callable[[Any], Any], ...], bool]:
+        """:meth:`pruner` of each root, and whether they are final (none still a walk)."""
+        made = tuple(self.pruner(root) for root in roots)
+        return made, all(root in self._pruners for root in roots)
+
     def pruner(self, root: str) -> Callable[[Any], Any]:
-        """A function giving the value of a root as the expressions can see it (made once per root:
-        every evaluation of the policy calls it)."""
+        """A function giving the value of a root as the expressions can see it: the recursive walk for
+        the first few calls, then code generated for the root's paths (generating it, with Python's
+        compile, takes longer than a few walks, so a policy evaluated once never pays for it)."""
         made = self._pruners.get(root)
-        if made is None:
-            trie = self.roots.get(root)
-            if trie is None:
-                made = _unread
-            elif trie is WHOLE:
-                made = _whole
-            else:
-                made = _generated_pruner(trie)
-            self._pruners[root] = made
+        if made is not None:
+            return made
+        trie = self.roots.get(root)
+        if trie is None:
+            made = _unread
+        elif trie is WHOLE:
+            made = _whole
+        else:
+            uses = self._uses.get(root, 0) + 1
+            self._uses[root] = uses
+            if uses < _GENERATE_AFTER:
+                return lambda value: value if not isinstance(value, dict) else prune(value, trie)
+            made = _generated_pruner(trie)
+        self._pruners[root] = made
         return made
 
 
@@ -96,6 +110,7 @@ def _whole(value: Any) -> Any:
     return value
 
 
+_GENERATE_AFTER = 3
 # A trie deeper or larger than this is pruned by the recursive walk rather than generated code (whose
 # nesting Python bounds).
 _GENERATED_DEPTH = 24

@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import cel
+from . import cel, reach, validator
 from .documents import Document, Problem
 from .resources import ResourceTable
 from .schemas import KindSchema, SchemaSet
@@ -275,12 +275,28 @@ def _issues(compiled: cel.Compiled, roots: TypedRoots) -> list[cel.CompileIssue]
 # The policy
 
 
+def _selected_fields(name: str, spec: Mapping[str, Any], version: str) -> tuple[Any, Any]:
+    """The fields of ``object`` (with ``oldObject``, of the same type) and of ``params`` that the
+    policy's expressions select (tries of field names, see :mod:`reach`), read from the programs
+    evaluation runs (compiled once for both); WHOLE for both when an expression has no program."""
+    policy = validator.compile_policy(name, spec, version)
+    compiled = [c for _, c in policy.variables] + [c for _, c in policy.match_conditions]
+    compiled += [c for _, v, m in policy.validations for c in (v, m) if c is not None]
+    compiled += [c for _, c in policy.audit_annotations]
+    if any(c.program is None for c in compiled):
+        return reach.WHOLE, reach.WHOLE
+    roots = policy.reach.roots
+    obj = reach.merge(roots.get("object"), roots.get("oldObject") or {})
+    return obj, roots.get("params") or {}
+
+
 def _check(spec: Mapping[str, Any], version: str, kinds: Sequence[KindSchema], params: KindSchema | None,
-           schemas: SchemaSet, explanation: tuple[str, ...]) -> TypeChecking:
-    params_types = kind_types(params, schemas, version) if params is not None else None
+           schemas: SchemaSet, explanation: tuple[str, ...], name: str = "") -> TypeChecking:
+    object_fields, params_fields = _selected_fields(name, spec, version)
+    params_types = kind_types(params, schemas, version, params_fields) if params is not None else None
     per_site: dict[str, list[tuple[str, list[cel.CompileIssue]]]] = {}
     for kind in kinds:
-        roots = typed_roots(kind_types(kind, schemas, version), params_types)
+        roots = typed_roots(kind_types(kind, schemas, version, object_fields), params_types)
         for ref, compiled in _compile_all(spec, version, roots).items():
             issues = _issues(compiled, roots)
             if issues:
@@ -321,7 +337,8 @@ def clear_cache() -> None:
         _cache.clear()
 
 
-def check_policy(spec: Mapping[str, Any], *, version: str, table: ResourceTable, schemas: SchemaSet) -> TypeChecking:
+def check_policy(spec: Mapping[str, Any], *, version: str, table: ResourceTable, schemas: SchemaSet,
+                 name: str = "") -> TypeChecking:
     """Type-check a (stored) policy's expressions against every kind its matchConstraints can match.
 
     Cached on the policy's spec, the Kubernetes version and the schemas of the kinds involved, so
@@ -355,7 +372,7 @@ def check_policy(spec: Mapping[str, Any], *, version: str, table: ResourceTable,
         if hit is not None:
             _cache.move_to_end(key)
             return hit
-    result = _check(spec, version, kinds, params, schemas, tuple(explanation))
+    result = _check(spec, version, kinds, params, schemas, tuple(explanation), name)
     with _cache_lock:
         _cache[key] = result
         while len(_cache) > _CACHE_SIZE:
@@ -398,7 +415,7 @@ def check_policies(
     problems: list[Problem] = []
     for name, spec in policies:
         try:
-            result = check_policy(spec, version=version, table=table, schemas=schemas)
+            result = check_policy(spec, version=version, table=table, schemas=schemas, name=name)
         except Exception as exc:  # type checking must never change the outcome (typechecking.go skips failures)
             result = TypeChecking((), None, (), (f"type checking could not run: {exc}",))
         results[name] = result.to_json()

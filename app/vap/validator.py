@@ -59,6 +59,7 @@ class CompiledPolicy:
     match_conditions: list[tuple[str, cel.Compiled]]
     validations: list[tuple[Mapping[str, Any], cel.Compiled, cel.Compiled | None]]
     audit_annotations: list[tuple[str, cel.Compiled]]
+    _pruners: tuple[Callable[[Any], Any], ...] | None = field(default=None, init=False, repr=False, compare=False)
 
     @functools.cached_property
     def variable_map(self) -> dict[str, cel.Compiled]:
@@ -74,12 +75,16 @@ class CompiledPolicy:
         programs += [c.program for _, c in self.audit_annotations]
         return reach.of_programs((p for p in programs if p is not None), _ROOTS)
 
-    @functools.cached_property
+    @property
     def pruners(self) -> tuple[Callable[[Any], Any], ...]:
         """Functions cutting object, oldObject, request, params and namespaceObject down to what the
-        policy reads."""
-        seen = self.reach
-        return tuple(seen.pruner(root) for root in ("object", "oldObject", "request", "params", "namespaceObject"))
+        policy reads (see :meth:`reach.Reach.pruner`)."""
+        made = self._pruners
+        if made is None:
+            made, final = self.reach.pruners(_PRUNER_ROOTS)
+            if final:
+                self._pruners = made
+        return made
 
     @functools.cached_property
     def uses_authorizer(self) -> bool:
@@ -91,6 +96,7 @@ class CompiledPolicy:
 
 
 _ROOTS = (*reach.PRUNED_ROOTS, "request", "authorizer", "authorizer.requestResource")
+_PRUNER_ROOTS = ("object", "oldObject", "request", "params", "namespaceObject")
 
 
 def expression_declarations(

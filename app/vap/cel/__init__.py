@@ -860,7 +860,7 @@ class Activation:
 
     def engine(self) -> Any:
         if self._engine is None:
-            self._engine = _activation_env().Activation(dict(self.data))
+            self._engine = _activation_env().Activation(self.data)
         return self._engine
 
 
@@ -916,11 +916,20 @@ def _activation_error(text: str, source: str, data: Mapping[str, Any]) -> str:
         return f"no such attribute(s): {m.group(1)}"
     if text.endswith(_SELECT_ON_NULL):
         # cel-go reports a field selected on null (object on DELETE, oldObject on CREATE) as a missing key.
-        for m in re.finditer(r"(?<![\w.])(object|oldObject|params|namespaceObject)\s*\.\??\s*([_a-zA-Z]\w*)", source):
-            if m.group(1) in data and data[m.group(1)] is None:
-                return f"no such key: {m.group(2)}"
+        for root, name in _root_fields(source):
+            if root in data and data[root] is None:
+                return f"no such key: {name}"
         return "no such key"
     return library.translate_runtime_error(text)
+
+
+@lru_cache(maxsize=COMPILE_CACHE_SIZE)
+def _root_fields(source: str) -> tuple[tuple[str, str], ...]:
+    """The fields selected directly on a root that can be null, in the order the expression has them."""
+    return tuple((m.group(1), m.group(2)) for m in _ROOT_FIELD.finditer(source))
+
+
+_ROOT_FIELD = re.compile(r"(?<![\w.])(object|oldObject|params|namespaceObject)\s*\.\??\s*([_a-zA-Z]\w*)")
 
 
 def to_python(value: Any, careful: bool = False) -> Any:

@@ -34,8 +34,10 @@ names in messages follow the apiserver's path names (``Deployment.spec.template`
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
+import json
 import re
 import threading
 from collections import OrderedDict
@@ -56,8 +58,11 @@ from google.protobuf import (
     wrappers_pb2,
 )
 
+from .. import reach
 from ..cel.library import types as library_types
 from . import KindSchema, Node, SchemaSet
+
+WHOLE = reach.WHOLE
 
 _F = descriptor_pb2.FieldDescriptorProto
 _OPTIONAL, _REPEATED = _F.LABEL_OPTIONAL, _F.LABEL_REPEATED
@@ -156,7 +161,9 @@ class _Builder:
 
     # -- schema → shape
 
-    def shape(self, node: Node, path: str, *, resource_root: bool = False) -> Shape:
+    def shape(self, node: Node, path: str, *, resource_root: bool = False, fields: Any = WHOLE) -> Shape:
+        """``fields``: WHOLE, or which fields of an object to declare, as a trie of field names
+        (:mod:`app.vap.reach`); lists, maps and the fields' own values are declared whole."""
         ref = node.get("$ref") if isinstance(node, Mapping) else None
         if isinstance(ref, str):
             # Every path gets a type of its own, as the apiserver inlines references before it builds
@@ -165,7 +172,7 @@ class _Builder:
                 return DYN
             self._visiting.add(ref)
             try:
-                return self.shape(self.schemas.resolve(node), path, resource_root=resource_root)
+                return self.shape(self.schemas.resolve(node), path, resource_root=resource_root, fields=fields)
             finally:
                 self._visiting.discard(ref)
         if not isinstance(node, Mapping):
@@ -194,7 +201,7 @@ class _Builder:
                 return Shape("map", elem=DYN)
             if not isinstance(properties, Mapping) or not properties:
                 return DYN
-            return self._message(properties, path)
+            return self._message(properties, path, fields)
         if kind == "string":
             return _STRING_FORMATS.get(str(node.get("format") or ""), _STRING)
         if kind in _SCALARS:
@@ -222,7 +229,7 @@ class _Builder:
 
     # -- shape → protobuf
 
-    def _message(self, properties: Mapping[str, Any], path: str) -> Shape:
+    def _message(self, properties: Mapping[str, Any], path: str, fields: Any = WHOLE) -> Shape:
         name = f"M{next(self._counter)}"
         full = f"{self.package}.{name}"
         msg = self.file.message_type.add(name=name)
@@ -232,11 +239,18 @@ class _Builder:
             escaped = escape(str(prop))
             if escaped is None or not isinstance(node, Mapping):
                 continue
-            embedded = bool(node.get("x-kubernetes-embedded-resource"))
-            shape = self.shape(node, f"{path}.{escaped}", resource_root=embedded)
             names = [escaped]
             if self.keywords_as_fields and prop in RESERVED and prop not in _LEXER_KEYWORDS:
                 names.append(str(prop))
+            sub = WHOLE
+            if fields is not WHOLE:
+                wanted = [fields[n] for n in names if n in fields]
+                if not wanted:
+                    continue  # no expression selects this field: leaving it out changes no check
+                sub = functools.reduce(reach.merge, wanted, None)
+                sub = sub or WHOLE  # {}: the field's presence is tested; declared whole all the same
+            embedded = bool(node.get("x-kubernetes-embedded-resource"))
+            shape = self.shape(node, f"{path}.{escaped}", resource_root=embedded, fields=sub)
             for field_name in names:
                 self._add_field(msg, field_name, next(number), shape)
         return Shape("message", message=full)
@@ -331,10 +345,25 @@ _kind_lock = threading.Lock()
 _KIND_CACHE_SIZE = 256
 
 
-def kind_types(schema: KindSchema, schemas: SchemaSet, version: str) -> KindTypes:
-    """The declared types of a kind (built once per schema content and version)."""
+def clear_kind_types() -> None:
+    """Forget the declared types of every kind (those of a policy's selected fields depend on the policy)."""
+    with _kind_lock:
+        _kind_cache.clear()
+
+
+def kind_types(schema: KindSchema, schemas: SchemaSet, version: str, fields: Any = WHOLE) -> KindTypes:
+    """The declared types of a kind (built once per schema content, version and ``fields``).
+
+    ``fields``: WHOLE, or the fields the expressions select (a trie of field names, see
+    :mod:`app.vap.reach`): the object types then declare only those. A checker looks up a field's
+    type only where an expression selects it, so what no expression selects cannot change a check,
+    and a policy reading a few fields of a Deployment is checked against a handful of types instead
+    of some 300 (the engine loads every declared type when it first checks an expression).
+    """
     keywords = keywords_as_fields(version)
     key = f"{schemas.version}/{schema.key}/{keywords}"
+    if fields is not WHOLE:
+        key += "/" + json.dumps(_jsonable(fields), sort_keys=True, separators=(",", ":"))
     with _kind_lock:
         found = _kind_cache.get(key)
         if found is not None:
@@ -342,13 +371,17 @@ def kind_types(schema: KindSchema, schemas: SchemaSet, version: str) -> KindType
             return found
     package = "playground.schemas.t" + hashlib.sha256(key.encode()).hexdigest()[:16]
     builder = _Builder(schemas, package, keywords_as_fields=keywords)
-    root = builder.shape(schema.root, schema.kind, resource_root=True)
+    root = builder.shape(schema.root, schema.kind, resource_root=True, fields=fields)
     types = KindTypes(builder.file, root, dict(builder.display))
     with _kind_lock:
         types = _kind_cache.setdefault(key, types)
         while len(_kind_cache) > _KIND_CACHE_SIZE:
             _kind_cache.popitem(last=False)
     return types
+
+
+def _jsonable(fields: Any) -> Any:
+    return "*" if fields is WHOLE else {k: _jsonable(v) for k, v in fields.items()}
 
 
 # --------------------------------------------------------------------------------------------

@@ -6,7 +6,13 @@ back with a status prefix, and :func:`translate_runtime_error` returns it unchan
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
+from functools import lru_cache
+from typing import TypeVar
+
+T = TypeVar("T")
 
 # Marks texts that already are the apiserver's wording (raised by our library functions).
 _MARKER = "\u2063k8s:"
@@ -107,6 +113,24 @@ _REGEX = re.compile(r"^invalid regular expression: (.*)$", re.S)
 _TYPE_CONVERSION = re.compile(r"^Type conversion error from '(.*)' to '(.*)'$")
 
 
+# Error texts up to this length are remembered with what they give (the same few recur on every
+# evaluation of a scenario); longer ones, which quote values, are worked out each time.
+_REMEMBERED_TEXT = 512
+
+
+def _remembering_short_texts(function: Callable[[str], T]) -> Callable[[str], T]:
+    remembered = lru_cache(maxsize=1024)(function)
+
+    @functools.wraps(function)
+    def call(text: str) -> T:
+        text = str(text)
+        return remembered(text) if len(text) <= _REMEMBERED_TEXT else function(text)
+
+    call.cache_clear = remembered.cache_clear  # type: ignore[attr-defined]
+    return call
+
+
+@_remembering_short_texts
 def translate_runtime_error(text: str) -> str:
     """Turn an engine run-time error text into cel-go's wording, as the apiserver prints it."""
     text = _STATUS_SUFFIX.sub("", str(text).strip())
@@ -159,6 +183,7 @@ def translate_runtime_error(text: str) -> str:
     return text
 
 
+@_remembering_short_texts
 def is_engine_limit(text: str) -> bool:
     """True when an error comes from a limit or bug of the engine that kube-apiserver does not have."""
     return any(
