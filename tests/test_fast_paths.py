@@ -209,6 +209,9 @@ PROBES = [
     "object.?status.?conditions.orValue([]).size()",
     "string(object.spec.replicas) + '/' + string(oldObject.spec.replicas)",
     "dyn(object).kind",
+    "object.kind == 'Pod' ? dyn(object).spec.containers.size() : dyn(object).spec.template.spec.containers.size()",
+    "has(dyn(object).spec.nothing) || dyn(object.metadata).labels['app'] == 'web'",
+    "dyn(dyn(object).metadata)",
     "type(object.spec) == map",
     "[object.spec].map(s, s.replicas + 1)[0]",
     "[object.spec.replicas, oldObject.spec.replicas].max() == 3",
@@ -353,3 +356,33 @@ def test_generated_pruners_cut_what_the_walk_cuts():
         assert generated(value) == reach.prune(value, trie) if isinstance(value, dict) else generated(value) == value
     # the walk serves the first calls, generated code the later ones: the same values throughout
     assert [seen.prune("object", OBJECT) for _ in range(5)] == [reach.prune(OBJECT, trie)] * 5
+
+
+YAML_TEXTS = [
+    "a: 1\nb: [x, 'y', \"z\"]\nc: {d: null, e: true, f: 1.5, g: 0x1F, h: 2024-01-01, i: !!binary aGk=}\n",
+    "base: &b {x: 1, y: [1, 2]}\nuse: *b\nmerged:\n  <<: *b\n  y: 3\n",
+    "---\nkind: A\n---\n---\nkind: B\nlist:\n- &i item\n- *i\n",
+    "key: |\n  multi\n  line\n'quoted key': >-\n  folded\n  text\n? complex\n: value\n",
+    "yes: no\non: off\n~: ~\n'': ''\n",
+    "- 1\n- - 2\n  - [3, {four: 4}]\n",
+]
+
+
+@pytest.mark.parametrize("text", YAML_TEXTS)
+def test_panes_composed_in_c_read_as_the_python_composer_reads_them(text):
+    composed_usage, python_usage = limits.Usage(), limits.Usage()
+    composed = documents._read("object", documents._ComposedLoader(text, composed_usage), composed_usage,
+                               report=False, composed=True)
+    python = documents._read("object", documents._FastLoader(text, python_usage), python_usage, report=False)
+    assert [(d.index, d.value, d.positions, d.values) for d in composed[0]] == [
+        (d.index, d.value, d.positions, d.values) for d in python[0]]
+    assert composed[1] == python[1] == []
+    assert composed_usage.counts() == python_usage.counts()
+
+
+def test_a_bound_exceeded_in_a_small_pane_is_placed_as_the_python_composer_places_it():
+    text = "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: [*b]\n"
+    small = limits.Limits(max_nodes=60, max_aliases=5)
+    docs, problems = documents.load_pane("object", text, limits.Usage(small))
+    assert len(problems) == 1 and problems[0].line == 2  # the sixth alias, where the Python composer met it
+    assert "too many YAML aliases" in problems[0].message

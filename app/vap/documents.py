@@ -193,6 +193,50 @@ if _CParser is not None:
             self._bound(usage)
 
 
+    class _ComposedLoader(_CParser, yaml.constructor.SafeConstructor,  # type: ignore[valid-type,misc]
+                          yaml.resolver.Resolver):
+        """libyaml's parser with PyYAML's C composer too, for small panes: the nodes come composed,
+        and are counted against the bounds afterwards (:func:`_count_composed`). Any problem, a bound
+        included, reads the pane again with :class:`_FastLoader`, which places it exactly."""
+
+        yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
+
+        def __init__(self, stream: str, usage: bounds.Usage | None = None) -> None:
+            _CParser.__init__(self, stream)
+            yaml.constructor.SafeConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+
+
+# Panes up to this many characters are composed in C (libyaml refuses nesting beyond 1,000 levels, which
+# bounds the C composer's recursion to some 300 KB of stack); longer ones by the bounded Python composer,
+# which stops a hostile pane early instead of composing all of it first.
+_COMPOSED_IN_C = 16 * 1024
+
+
+def _count_composed(node: yaml.Node, usage: bounds.Usage) -> None:
+    """Count a composed document's nodes against the bounds as the Python composer counts them as it
+    goes: each node once, and each further reference to a node (an alias) as an alias."""
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        mark = current.start_mark
+        if id(current) in seen:
+            usage.alias(mark.line + 1, mark.column + 1)
+            continue
+        seen.add(id(current))
+        usage.compose(mark.line + 1, mark.column + 1)
+        if isinstance(current, yaml.MappingNode):
+            for key_node, value_node in current.value:
+                stack.append(value_node)
+                stack.append(key_node)
+        elif isinstance(current, yaml.SequenceNode):
+            stack.extend(current.value)
+
+
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
 def _build(
     node: yaml.Node,
     constructor: _Loader,
@@ -229,6 +273,8 @@ def _build(
         return items
     if values is not None and isinstance(node, yaml.ScalarNode):
         values[path] = (node.start_mark.line + 1, node.start_mark.column + 1, node.style or "")
+    if node.tag == _STR_TAG:  # what the constructor gives a string: the scalar's text
+        return bounds.clean_text(node.value)
     value = constructor.construct_object(node, deep=True)
     if isinstance(value, bytes):  # !!binary: Kubernetes would see base64 text
         return node.value
@@ -286,6 +332,11 @@ def load_pane(pane: str, source: Any, usage: bounds.Usage | None = None) -> tupl
 def _load_text(pane: str, source: str, usage: bounds.Usage) -> tuple[list[Document], list[Problem]]:
     if _CParser is not None:
         before = usage.counts()
+        if len(source) <= _COMPOSED_IN_C:
+            try:
+                return _read(pane, _ComposedLoader(source, usage), usage, report=False, composed=True)
+            except Exception:  # read again, placing the problem exactly
+                usage.restore(before)
         try:
             return _read(pane, _FastLoader(source, usage), usage, report=False)
         except Exception:  # not YAML libyaml reads, or not text it takes: read (and report) in Python
@@ -297,15 +348,20 @@ def _load_text(pane: str, source: str, usage: bounds.Usage) -> tuple[list[Docume
     return _read(pane, loader, usage, report=True)
 
 
-def _read(pane: str, loader: Any, usage: bounds.Usage, *, report: bool) -> tuple[list[Document], list[Problem]]:
-    """Read every document of a loader's text. A bound exceeded is a problem; an error of the text is
-    one when ``report``, and raised otherwise (for the Python loader to read the pane again)."""
+def _read(pane: str, loader: Any, usage: bounds.Usage, *, report: bool,
+          composed: bool = False) -> tuple[list[Document], list[Problem]]:
+    """Read every document of a loader's text. A bound exceeded is a problem (raised when ``composed``:
+    the loader composed the nodes in C, without their places); an error of the text is one when
+    ``report``, and raised otherwise (for the Python loader to read the pane again)."""
     documents: list[Document] = []
     index = 0
     try:
         while loader.check_node():
-            usage.documents(index + 1, *_position(loader))
+            # (a loader composing in C must not be asked for events; over the bound, the pane is read again)
+            usage.documents(index + 1, *((None, None) if composed else _position(loader)))
             node = loader.get_node()
+            if node is not None and composed:
+                _count_composed(node, usage)
             if node is not None:
                 positions: dict[Path, tuple[int, int]] = {
                     (): (node.start_mark.line + 1, node.start_mark.column + 1)}
@@ -315,6 +371,8 @@ def _read(pane: str, loader: Any, usage: bounds.Usage, *, report: bool) -> tuple
                     documents.append(Document(pane, index, value, positions, values))
             index += 1
     except bounds.LimitExceeded as exc:
+        if composed:
+            raise
         return documents, [Problem(pane, index, exc.line, exc.column, None, "error", str(exc))]
     except yaml.YAMLError as exc:
         if not report:

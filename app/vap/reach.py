@@ -9,7 +9,7 @@ those roots pruned to these paths. Every expression then sees exactly the values
 (same fields, same absences, same errors); only what no expression can reach is left out.
 
 A path is followed through field selections (``object.spec.replicas``, ``has(object.spec)``,
-``object.?spec``) and constant string indexes (``object.metadata.labels['app']``); a constant
+``object.?spec``), constant string indexes (``object.metadata.labels['app']``) and ``dyn()``; a constant
 tested with ``in`` keeps that key of a map. Wherever a value is used in any other way (iterated,
 passed to a function, compared, converted, returned ...) it is kept whole, and lists are always kept
 whole. A root used as a whole keeps everything.
@@ -201,6 +201,9 @@ def _chain(e: Any, roots: set[str]) -> tuple[str, list[str]] | None:
                     path.append(key)
                     e = call.args[0]
                     continue
+            if call.function == "dyn" and len(call.args) == 1 and not call.HasField("target"):
+                e = call.args[0]  # dyn() hands its argument on unchanged: dyn(object).spec reads object.spec
+                continue
         return None
 
 

@@ -343,12 +343,15 @@ def keywords_as_fields(version: str) -> bool:
 _kind_cache: OrderedDict[str, KindTypes] = OrderedDict()
 _kind_lock = threading.Lock()
 _KIND_CACHE_SIZE = 256
+_DEPENDENT = "input:"  # the key of types that depend on the input (see clear_kind_types)
 
 
 def clear_kind_types() -> None:
-    """Forget the declared types of every kind (those of a policy's selected fields depend on the policy)."""
+    """Forget the declared types that depend on what was evaluated: those of a policy's selected fields
+    and those of pasted CRDs (the whole types of a built-in kind depend on its built-in schema only)."""
     with _kind_lock:
-        _kind_cache.clear()
+        for key in [k for k in _kind_cache if k.startswith(_DEPENDENT)]:
+            del _kind_cache[key]
 
 
 def kind_types(schema: KindSchema, schemas: SchemaSet, version: str, fields: Any = WHOLE) -> KindTypes:
@@ -364,6 +367,8 @@ def kind_types(schema: KindSchema, schemas: SchemaSet, version: str, fields: Any
     key = f"{schemas.version}/{schema.key}/{keywords}"
     if fields is not WHOLE:
         key += "/" + json.dumps(_jsonable(fields), sort_keys=True, separators=(",", ":"))
+    if fields is not WHOLE or schema.custom:
+        key = _DEPENDENT + key
     with _kind_lock:
         found = _kind_cache.get(key)
         if found is not None:
