@@ -654,6 +654,15 @@ SELECTION_CASES = [
     "params.spec.limits['cpu'] == 'x'", "has(params.spec.tags) && params.spec.tags[0] == 1",
     "variables.spec.replicas == 'x'", "variables.spec.minReadySeconds > 0 && object.status.replicas > 1",
     "oldObject.spec.template.metadata.labels.size() > 0 && object.kind == 1",
+    "object.spec.template.spec.containers.all(c, c.imag.startsWith('r') && c.name == 1)",
+    "object.spec.containers.filter(c, c.name == 'w').all(x, x.image == 1 && x.imagee == '')",
+    "object.spec.template.spec.containers.all(i, c, c.ports.all(p, p.containerPortt > i))",
+    "object.spec.template.spec.containers.map(c, c.ports).all(ps, ps.all(p, p.hostPortt > 0))",
+    "[1, 2].all(object, object.x > 0) && object.spec.template.spec.volumes.exists(v, has(v.secrett))",
+    "object.spec.template.spec.containers.exists_one(c, c == object.spec.template.spec.containers[0].namee)",
+    "object.spec.template.spec.initContainers.map(c, c.env).exists(e, e.all(v, v.valueFromm == null))",
+    "object.metadata.labels.all(k, k.size() > 1) && object.metadata.labels.exists(k, v, v == 1)",
+    "params.spec.tags.all(t, t.size() > 'x') && params.spec.limits.all(k, params.spec.limits[k] > 'x')",
 ]
 
 
@@ -679,5 +688,11 @@ def test_a_policy_is_checked_against_the_fields_it_selects():
     assert len(selected.file.message_type) == 3  # Deployment, .spec, .metadata (with all of its labels map)
     assert len(kind_types(deployment, schemas, "1.36").file.message_type) > 100
     # an expression the engine could not compile keeps every field
+    # of the containers a comprehension reads, the fields it selects
+    loop = _spec(PODS, validations=["object.spec.containers.all(c, c.image.startsWith('r'))"])
+    fields, _ = typecheck._selected_fields("", loop, "1.36")
+    assert fields == {"spec": {"containers": {reach.ELEMENT: {"image": reach.WHOLE}}}}
+    pod = kind_types(schemas.kind("", "v1", "Pod"), schemas, "1.36", fields)
+    assert len(pod.file.message_type) == 3  # Pod, .spec, .spec.containers.@idx
     unsafe = _spec(DEPLOYMENTS, validations=["object.spec.x +"])
     assert typecheck._selected_fields("", unsafe, "1.36")[0] is reach.WHOLE

@@ -179,15 +179,30 @@ def _is_null(e: Any) -> bool:
     return e.WhichOneof("expr_kind") == "const_expr" and e.const_expr.WhichOneof("constant_kind") == "null_value"
 
 
-def _chain(e: Any, roots: set[str]) -> tuple[str, list[str]] | None:
-    """(root, path) when ``e`` is a root followed by field selections or constant string indexes."""
+# The path segment of a list's elements, in the tries of :func:`of_programs` with ``elements``.
+ELEMENT = "@idx"
+# Comprehension variables in scope: the (root, path) of the elements a variable ranges over, or None
+# for one that ranges over anything else (it hides a root of the same name).
+Bindings = dict[str, "tuple[str, list[str]] | None"]
+
+
+def _chain(e: Any, roots: set[str], bound: Bindings | None = None) -> tuple[str, list[str]] | None:
+    """(root, path) when ``e`` is a root (or a bound comprehension variable) followed by field
+    selections or constant string indexes."""
     path: list[str] = []
     while True:
         kind = e.WhichOneof("expr_kind")
         if kind == "ident_expr":
-            if e.ident_expr.name in roots:
+            name = e.ident_expr.name
+            if bound is not None and name in bound:
+                binding = bound[name]
+                if binding is None:
+                    return None
                 path.reverse()
-                return e.ident_expr.name, path
+                return binding[0], [*binding[1], *path]
+            if name in roots:
+                path.reverse()
+                return name, path
             return None
         if kind == "select_expr":
             path.append(e.select_expr.field)
@@ -207,12 +222,15 @@ def _chain(e: Any, roots: set[str]) -> tuple[str, list[str]] | None:
         return None
 
 
-def _visit(e: Any, roots: set[str], reach: Reach) -> None:
-    stack = [e]
+def _visit(e: Any, roots: set[str], reach: Reach, elements: bool) -> None:
+    stack: list[tuple[Any, Bindings | None]] = [(e, {} if elements else None)]
     while stack:
-        node = stack.pop()
+        node, bound = stack.pop()
         kind = node.WhichOneof("expr_kind")
-        chain = _chain(node, roots) if kind in ("ident_expr", "select_expr", "call_expr") else None
+        if kind == "comprehension_expr" and bound is not None:
+            stack.extend(_comprehension(node.comprehension_expr, roots, reach, bound))
+            continue
+        chain = _chain(node, roots, bound) if kind in ("ident_expr", "select_expr", "call_expr") else None
         if chain is not None:
             root, path = chain
             if kind == "select_expr" and node.select_expr.test_only:
@@ -225,24 +243,48 @@ def _visit(e: Any, roots: set[str], reach: Reach) -> None:
             args = list(call.args)
             if call.function in ("_==_", "_!=_") and len(args) == 2 and (_is_null(args[0]) or _is_null(args[1])):
                 other = args[1] if _is_null(args[0]) else args[0]
-                other_chain = _chain(other, roots)
+                other_chain = _chain(other, roots, bound)
                 if other_chain is not None:  # compared with null: presence and nullness only
                     reach.add(other_chain[0], other_chain[1], {})
                     continue
             if call.function == "@in" and len(args) == 2:
                 key = _const_string(args[0])
-                container = _chain(args[1], roots)
+                container = _chain(args[1], roots, bound)
                 if key is not None and container is not None:  # a key of a map (a list is kept whole)
                     reach.add(container[0], [*container[1], key], {})
                     continue
-        stack.extend(astproto.children(node))
+        stack.extend((child, bound) for child in astproto.children(node))
 
 
-def of_programs(programs: Iterable[Any], roots: Iterable[str]) -> Reach:
-    """What the programs (compiled expressions) read of the given roots."""
+def _comprehension(comp: Any, roots: set[str], reach: Reach, bound: Bindings) -> list[tuple[Any, Bindings]]:
+    """A comprehension over a path: its variable is bound to the path's elements, so what the loop
+    selects of them is followed (``containers.all(c, c.image ...)`` reaches ``containers.@idx.image``);
+    the range itself is reached with its elements and nothing of them. Anything else is visited as
+    it is, its variables hiding roots of the same name."""
+    inner = dict(bound)
+    ranged = _chain(comp.iter_range, roots, bound)
+    names = [comp.iter_var, comp.iter_var2] if comp.iter_var2 else [comp.iter_var]
+    for name in names:
+        inner[name] = None
+    out: list[tuple[Any, Bindings]] = [(comp.accu_init, bound)]
+    if ranged is None:
+        out.append((comp.iter_range, bound))
+    else:
+        root, path = ranged
+        reach.add(root, [*path, ELEMENT], {})
+        inner[names[-1]] = (root, [*path, ELEMENT])  # the element (with two variables, the second)
+    out += [(comp.loop_condition, inner), (comp.loop_step, inner), (comp.result, inner)]
+    return out
+
+
+def of_programs(programs: Iterable[Any], roots: Iterable[str], *, elements: bool = False) -> Reach:
+    """What the programs (compiled expressions) read of the given roots.
+
+    ``elements``: follow comprehension variables into the elements of the lists they range over
+    (paths through :data:`ELEMENT`), as type checking can use; evaluation keeps lists whole."""
     reach = Reach()
     names = set(roots)
     for program in programs:
         checked = astproto.checked_expr(program)
-        _visit(checked.expr, names, reach)
+        _visit(checked.expr, names, reach, elements)
     return reach

@@ -277,15 +277,16 @@ def _issues(compiled: cel.Compiled, roots: TypedRoots) -> list[cel.CompileIssue]
 
 def _selected_fields(name: str, spec: Mapping[str, Any], version: str) -> tuple[Any, Any]:
     """The fields of ``object`` (with ``oldObject``, of the same type) and of ``params`` that the
-    policy's expressions select (tries of field names, see :mod:`reach`), read from the programs
-    evaluation runs (compiled once for both); WHOLE for both when an expression has no program."""
+    policy's expressions select, their elements' fields included (tries of field names, see
+    :mod:`reach`), read from the programs evaluation runs (compiled once for both); WHOLE for both
+    when an expression has no program."""
     policy = validator.compile_policy(name, spec, version)
     compiled = [c for _, c in policy.variables] + [c for _, c in policy.match_conditions]
     compiled += [c for _, v, m in policy.validations for c in (v, m) if c is not None]
     compiled += [c for _, c in policy.audit_annotations]
     if any(c.program is None for c in compiled):
         return reach.WHOLE, reach.WHOLE
-    roots = policy.reach.roots
+    roots = reach.of_programs([c.program for c in compiled], ("object", "oldObject", "params"), elements=True).roots
     obj = reach.merge(roots.get("object"), roots.get("oldObject") or {})
     return obj, roots.get("params") or {}
 

@@ -163,7 +163,8 @@ class _Builder:
 
     def shape(self, node: Node, path: str, *, resource_root: bool = False, fields: Any = WHOLE) -> Shape:
         """``fields``: WHOLE, or which fields of an object to declare, as a trie of field names
-        (:mod:`app.vap.reach`); lists, maps and the fields' own values are declared whole."""
+        (:mod:`app.vap.reach`, the elements of a list under ``reach.ELEMENT``); a field whose presence
+        only is tested, and maps, are declared whole."""
         ref = node.get("$ref") if isinstance(node, Mapping) else None
         if isinstance(ref, str):
             # Every path gets a type of its own, as the apiserver inlines references before it builds
@@ -189,7 +190,9 @@ class _Builder:
             items = node.get("items")
             if not isinstance(items, Mapping):
                 return Shape("list", elem=DYN)
-            return Shape("list", elem=self.shape(items, path + ".@idx",
+            # the fields a comprehension selects of the elements (reach.ELEMENT), else all of them
+            elements = WHOLE if fields is WHOLE else fields.get(reach.ELEMENT, WHOLE)
+            return Shape("list", elem=self.shape(items, path + ".@idx", fields=elements,
                                                  resource_root=bool(items.get("x-kubernetes-embedded-resource"))))
         if kind == "object":
             extra = node.get("additionalProperties")
