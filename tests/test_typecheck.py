@@ -696,3 +696,21 @@ def test_a_policy_is_checked_against_the_fields_it_selects():
     assert len(pod.file.message_type) == 3  # Pod, .spec, .spec.containers.@idx
     unsafe = _spec(DEPLOYMENTS, validations=["object.spec.x +"])
     assert typecheck._selected_fields("", unsafe, "1.36")[0] is reach.WHOLE
+
+
+def test_expressions_that_do_not_read_the_object_are_checked_alike_without_its_types(monkeypatch):
+    spec = _spec(DEPLOYMENTS, PODS, validations=[
+        "request.userInfo.username.startsWith('system:') || variables.admin",
+        "request.userInfo.usernamee == 'x'", "variables.name == 1", "variables.admin == 'yes'",
+        "namespaceObject.metadata.labels['env'] == 1", "variables.replicas + 'x' == ''",
+    ], variables=[
+        {"name": "admin", "expression": "authorizer.group('').resource('nodes').check('delete').allowed()"},
+        {"name": "name", "expression": "request.name"},
+        {"name": "replicas", "expression": "object.spec.replicas"},
+    ], auditAnnotations=[{"key": "who", "valueExpression": "request.userInfo.username + variables.name"}])
+    quick = _issues(_check(spec))
+    assert len(quick) >= 8
+    typecheck.clear_cache()
+    monkeypatch.setattr(typecheck, "_check_site", lambda expression, kind, typed, plain:
+                        typecheck.cel.check_expression(expression, kind, typed))
+    assert _issues(_check(spec)) == quick

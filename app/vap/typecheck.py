@@ -198,27 +198,54 @@ def _sites(spec: Mapping[str, Any]) -> list[_Site]:
     return sites
 
 
+# The roots typed from schemas; request, namespaceObject and authorizer are typed alike everywhere.
+_SCHEMA_TYPED_ROOT = re.compile(r"(?<![_a-zA-Z0-9])(?:object|oldObject|params)(?![_a-zA-Z0-9])")
+
+
+def _check_site(expression: str, kind: str, typed: cel.Declarations, plain: cel.Declarations | None) -> cel.Compiled:
+    """Check one expression with typed roots. When it never names a root typed from a schema (not
+    even in a string) and every variable it can see has the same type in both (``plain`` is given),
+    the check where those roots are dyn is the same check: it is used when it passes, which spares
+    building an environment over the kind's types for expressions that do not read the object."""
+    if plain is not None and _SCHEMA_TYPED_ROOT.search(expression) is None:
+        compiled = cel.check_expression(expression, kind, plain)
+        if compiled.error is None:
+            return compiled
+    return cel.check_expression(expression, kind, typed)
+
+
 def _compile_all(spec: Mapping[str, Any], version: str, roots: TypedRoots) -> dict[str, cel.Compiled]:
     """Compile every expression with typed roots; variables typed by their own typed compile."""
     has_params = spec.get("paramKind") is not None
     results: dict[str, cel.Compiled] = {}
     visible: list[tuple[str, ...]] = []
+    plain_visible: list[tuple[str, ...]] = []  # the variables as typed where object, oldObject and params are dyn
+
+    def declarations(types: TypedRoots | None, variables: list[tuple[str, ...]]) -> cel.Declarations:
+        return cel.Declarations(version=version, params=has_params, variables=tuple(variables), types=types)
+
+    def plain() -> cel.Declarations | None:
+        return declarations(None, plain_visible) if plain_visible == visible else None
+
     for i, item in enumerate(spec.get("variables") or []):
         if not isinstance(item, Mapping):
             continue
-        decls = cel.Declarations(version=version, params=has_params, variables=tuple(visible), types=roots)
-        compiled = cel.check_expression(str(item.get("expression") or ""), cel.VARIABLE, decls)
+        expression = str(item.get("expression") or "")
+        compiled = _check_site(expression, cel.VARIABLE, declarations(roots, visible), plain())
         results[f"spec.variables[{i}].expression"] = compiled
         name = str(item.get("name") or "")
+        plain_compiled = cel.check_expression(expression, cel.VARIABLE, declarations(None, plain_visible))
         visible = [v for v in visible if v[0] != name]
         visible.append(cel.variable_declaration(name, compiled))
+        plain_visible = [v for v in plain_visible if v[0] != name]
+        plain_visible.append(cel.variable_declaration(name, plain_compiled))
     # One environment for every other expression, as the apiserver's type checker has it (authorizer
     # and variables declared for all): what a kind of expression may not use is already a compile
     # error of the policy, which is then not stored and so never type-checked.
-    decls = cel.Declarations(version=version, params=has_params, variables=tuple(visible), types=roots)
+    typed, untyped = declarations(roots, visible), plain()
     for site in _sites(spec):
         if site.kind != cel.VARIABLE:
-            results[site.field_ref] = cel.check_expression(site.expression, site.kind, decls)
+            results[site.field_ref] = _check_site(site.expression, site.kind, typed, untyped)
     return results
 
 
