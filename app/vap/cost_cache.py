@@ -201,6 +201,10 @@ def observer(reads: list[Read]) -> Callable[[Mapping[str, Any]], tuple[Any, ...]
         return lambda data: _observe(data, reads)
     args: list[Any] = []
     lines = ["def observe(data):"]
+
+    def summary_of(v: str) -> str:  # _summary, with containers inline (most reads hand one out)
+        return f'("d" if {v}.__class__ is dict else "l" if {v}.__class__ is list else summary({v}))'
+
     for i, (parent, op, arg) in enumerate(reads):
         base, v, s = ("data" if parent < 0 else f"v{parent}"), f"v{i}", f"s{i}"
         args.append(slice(*arg) if op == "item" and isinstance(arg, tuple) else arg)
@@ -210,7 +214,7 @@ def observer(reads: list[Read]) -> Callable[[Mapping[str, Any]], tuple[Any, ...]
         if op == "get":
             lines.append(f" elif isinstance({base}, dict):")
             lines.append(f"  {v} = {base}.get({a}, MISSING)")
-            lines.append(f"  {s} = ABSENT if {v} is MISSING else summary({v})")
+            lines.append(f"  {s} = ABSENT if {v} is MISSING else {summary_of(v)}")
             lines.append(" else:")
             lines.append(f"  {v}, {s} = MISSING, ABSENT")
         elif op == "len":
@@ -227,17 +231,17 @@ def observer(reads: list[Read]) -> Callable[[Mapping[str, Any]], tuple[Any, ...]
             lines.append(" else:")
             lines.append("  try:")
             lines.append(f"   {v} = {base}[{a}]")
-            lines.append(f"   {s} = summary({v})")
+            lines.append(f"   {s} = {summary_of(v)}")
             lines.append("  except Exception:")
             lines.append(f"   {v}, {s} = MISSING, RAISED")
         elif op == "key":
             lines.append(" else:")
             lines.append(f"  {v} = next(islice(iter({base}), {a}, None), MISSING)")
-            lines.append(f"  {s} = MISSING if {v} is MISSING else summary({v})")
+            lines.append(f"  {s} = MISSING if {v} is MISSING else {summary_of(v)}")
         else:  # elem
             lines.append(" else:")
             lines.append(f"  {v} = {base}[{a}] if {a} < len({base}) else MISSING")
-            lines.append(f"  {s} = MISSING if {v} is MISSING else summary({v})")
+            lines.append(f"  {s} = MISSING if {v} is MISSING else {summary_of(v)}")
     lines.append(" return (" + "".join(f"s{i}, " for i in range(len(reads))) + ")")
     namespace: dict[str, Any] = {"MISSING": _MISSING, "ABSENT": _ABSENT, "RAISED": _RAISED, "summary": _summary,
                                  "islice": itertools.islice, "A": tuple(args)}

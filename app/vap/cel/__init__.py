@@ -860,13 +860,19 @@ class Activation:
 
     def engine(self) -> Any:
         if self._engine is None:
-            self._engine = _activation_env().Activation(self.data)
+            env = _ACTIVATION_ENV if _ACTIVATION_ENV is not None else _activation_env()
+            self._engine = env.Activation(self.data)
         return self._engine
 
 
-@lru_cache(maxsize=1)
+_ACTIVATION_ENV: Any = None
+
+
 def _activation_env() -> Any:
-    return cel.NewEnv(descriptor_pool=library.descriptor_pool())
+    global _ACTIVATION_ENV
+    if _ACTIVATION_ENV is None:
+        _ACTIVATION_ENV = cel.NewEnv(descriptor_pool=library.descriptor_pool())
+    return _ACTIVATION_ENV
 
 
 # A result the engine cannot hand to Python: an optional where the checked type does not show one
