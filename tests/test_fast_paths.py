@@ -386,3 +386,16 @@ def test_a_bound_exceeded_in_a_small_pane_is_placed_as_the_python_composer_place
     docs, problems = documents.load_pane("object", text, limits.Usage(small))
     assert len(problems) == 1 and problems[0].line == 2  # the sixth alias, where the Python composer met it
     assert "too many YAML aliases" in problems[0].message
+
+
+def test_a_cached_objects_field_warnings_come_from_its_first_reading(monkeypatch):
+    from app.vap import typecheck
+
+    payload = payload_from(examples.get("required-labels").form())
+    payload["object"] = payload["object"].replace("metadata:", "metadata:\n  labelz: {a: b}", 1)
+    first = [p for p in evaluate_module.evaluate(payload)["problems"] if "labelz" in p["message"]]
+    assert first, "the unknown field is reported"
+    walks = []
+    monkeypatch.setattr(typecheck, "check_object", lambda *a: walks.append(a) or [])
+    second = [p for p in evaluate_module.evaluate(payload)["problems"] if "labelz" in p["message"]]
+    assert second == first and walks == []  # the same warning, the object not walked again

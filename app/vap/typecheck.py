@@ -454,7 +454,15 @@ def check_policies(
 
 
 def object_problems(doc: Document, schemas: SchemaSet) -> list[Problem]:
-    """Unknown and ill-typed fields of a pasted object, as warnings at their lines."""
+    """Unknown and ill-typed fields of a pasted object, as warnings at their lines (worked out once per
+    document and schemas: a pane read from the cache is not walked again)."""
+    key = ("object problems", schemas.key)
+    if key not in doc.memo:
+        doc.memo[key] = _object_problems(doc, schemas)
+    return list(doc.memo[key])
+
+
+def _object_problems(doc: Document, schemas: SchemaSet) -> list[Problem]:
     out = []
     try:
         findings = check_object(doc.value, schemas)

@@ -93,6 +93,8 @@ class SchemaSet:
             for gvk in body.get("x-kubernetes-group-version-kind") or ():
                 self._kinds.setdefault((gvk["group"], gvk["version"], gvk["kind"]), name)
         self._custom = dict(custom or {})
+        # what the set holds: equal keys, equal schemas
+        self.key = (self.version, tuple(sorted(str(k.key) for k in self._custom.values())))
 
     def definition(self, name: str) -> Node | None:
         """A built-in definition by its OpenAPI name (``io.k8s.api.apps.v1.Deployment``)."""
