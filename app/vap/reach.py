@@ -96,10 +96,14 @@ class Reach:
             uses = self._uses.get(root, 0) + 1
             self._uses[root] = uses
             if uses < _GENERATE_AFTER:
-                return lambda value: value if not isinstance(value, dict) else prune(value, trie)
+                return _walk(trie)
             made = _generated_pruner(trie)
         self._pruners[root] = made
         return made
+
+
+def _walk(trie: Trie) -> Callable[[Any], Any]:
+    return lambda value: prune(value, trie)
 
 
 def _unread(value: Any) -> Any:
@@ -133,7 +137,7 @@ def _generated_pruner(trie: Trie) -> Callable[[Any], Any]:
     objects most evaluations get). Keys enter the source as Python literals (``repr``)."""
     nodes, depth = _trie_size(trie)
     if nodes > _GENERATED_NODES or depth > _GENERATED_DEPTH:
-        return lambda value: prune(value, trie)
+        return _walk(trie)
     lines = ["def pruned(v0):", " if not isinstance(v0, dict):", "  return v0",
              " o0 = {}"]
 

@@ -307,10 +307,7 @@ def _selected_fields(name: str, spec: Mapping[str, Any], version: str) -> tuple[
     policy's expressions select, their elements' fields included (tries of field names, see
     :mod:`reach`), read from the programs evaluation runs (compiled once for both); WHOLE for both
     when an expression has no program."""
-    policy = validator.compile_policy(name, spec, version)
-    compiled = [c for _, c in policy.variables] + [c for _, c in policy.match_conditions]
-    compiled += [c for _, v, m in policy.validations for c in (v, m) if c is not None]
-    compiled += [c for _, c in policy.audit_annotations]
+    compiled = validator.compile_policy(name, spec, version).expressions
     if any(c.program is None for c in compiled):
         return reach.WHOLE, reach.WHOLE
     roots = reach.of_programs([c.program for c in compiled], ("object", "oldObject", "params"), elements=True).roots

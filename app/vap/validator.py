@@ -66,14 +66,17 @@ class CompiledPolicy:
         return dict(self.variables)
 
     @functools.cached_property
+    def expressions(self) -> list[cel.Compiled]:
+        """Every compiled expression of the policy: variables, matchConditions, validations with their
+        messageExpressions, auditAnnotations."""
+        out = [c for _, c in self.variables] + [c for _, c in self.match_conditions]
+        out += [c for _, expr, msg in self.validations for c in (expr, msg) if c is not None]
+        return out + [c for _, c in self.audit_annotations]
+
+    @functools.cached_property
     def reach(self) -> reach.Reach:
         """What the policy's expressions read of their inputs (see :mod:`app.vap.reach`)."""
-        programs = [c.program for _, c in self.variables]
-        programs += [c.program for _, c in self.match_conditions]
-        for _, expr, msg in self.validations:
-            programs += [expr.program, msg.program if msg is not None else None]
-        programs += [c.program for _, c in self.audit_annotations]
-        return reach.of_programs((p for p in programs if p is not None), _ROOTS)
+        return reach.of_programs((c.program for c in self.expressions if c.program is not None), _ROOTS)
 
     @property
     def pruners(self) -> tuple[Callable[[Any], Any], ...]:
