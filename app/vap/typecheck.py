@@ -198,16 +198,13 @@ def _sites(spec: Mapping[str, Any]) -> list[_Site]:
     return sites
 
 
-# The roots typed from schemas; request, namespaceObject and authorizer are typed alike everywhere.
-_SCHEMA_TYPED_ROOT = re.compile(r"(?<![_a-zA-Z0-9])(?:object|oldObject|params)(?![_a-zA-Z0-9])")
-
-
 def _check_site(expression: str, kind: str, typed: cel.Declarations, plain: cel.Declarations | None) -> cel.Compiled:
     """Check one expression with typed roots. When it never names a root typed from a schema (not
     even in a string) and every variable it can see has the same type in both (``plain`` is given),
     the check where those roots are dyn is the same check: it is used when it passes, which spares
     building an environment over the kind's types for expressions that do not read the object."""
-    if plain is not None and _SCHEMA_TYPED_ROOT.search(expression) is None:
+    # the roots typed from schemas (request, namespaceObject and authorizer are typed alike everywhere)
+    if plain is not None and not cel.mentions(expression, "object", "oldObject", "params"):
         compiled = cel.check_expression(expression, kind, plain)
         if compiled.error is None:
             return compiled

@@ -12,10 +12,11 @@ Two environments per set of declarations. The checking one declares ``request`` 
 those of :mod:`app.vap.schemas.decltypes`): an unknown field is a compile error and result types
 are the declared ones. The engine would read a value of a message type with protobuf semantics
 (an absent field as its default), while the apiserver hands the JSON form of the request and the
-namespace to the expression, so the program that runs belongs to a second environment where every
-root is ``dyn``: absent fields stay ``no such key``. The checked program is moved there (serialized
-and read back) rather than compiled again, so the run-time environment never type-checks, which
-spares it the engine's first-compile set-up (a few milliseconds per environment).
+namespace to the expression, so a program that names either runs in a second environment where every
+root is ``dyn``: absent fields stay ``no such key`` (any other program runs where it was checked).
+The checked program is moved there (serialized and read back) rather than compiled again, so the
+run-time environment never type-checks, which spares it the engine's first-compile set-up (a few
+milliseconds per environment).
 
 Environments are shared as widely as exactness allows: a root an expression never names (``params``,
 ``authorizer``, ``variables``) is declared as in most environments, and a check in another version's
@@ -550,18 +551,13 @@ def _engine_issues(text: str, rewrite: _Rewrite, expression: str, decls: Declara
     return issues
 
 
-_MENTIONS = {
-    name: re.compile(rf"(?<![_a-zA-Z0-9]){name}(?![_a-zA-Z0-9])") for name in ("params", "authorizer", "variables")
-}
-
-
 def _environment_declarations(decls: Declarations, text: str) -> Declarations:
     """The declarations of the environment ``text`` is compiled in: a root the expression never names
     (``params``, ``authorizer``, ``variables``, not even inside a string) cannot change what it compiles
     to, so it is declared as in most environments, and expressions of every kind share them."""
-    params = decls.params or _MENTIONS["params"].search(text) is None
-    authorizer = decls.authorizer or _MENTIONS["authorizer"].search(text) is None
-    variables = decls.variables if _MENTIONS["variables"].search(text) is not None else ()
+    params = decls.params or not mentions(text, "params")
+    authorizer = decls.authorizer or not mentions(text, "authorizer")
+    variables = decls.variables if mentions(text, "variables") else ()
     if variables:  # of the composited variables, those the expression references (each a function)
         used = _rewrite_variables(text, variables).used
         variables = tuple(entry for entry in variables if entry[0] in used)
@@ -632,6 +628,11 @@ def check_expression(expression: str, kind: str, decls: Declarations) -> Compile
     return _check(expression, kind, decls)[0]
 
 
+def mentions(text: str, *names: str) -> bool:
+    """Whether the expression text names any of ``names`` as an identifier (inside a string too)."""
+    return any(_mention(name).search(text) is not None for name in names)
+
+
 @lru_cache(maxsize=256)
 def _mention(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![_a-zA-Z0-9]){re.escape(name)}(?![_a-zA-Z0-9])")
@@ -645,7 +646,7 @@ def _checking_version(version: str, text: str) -> str:
         if library.version_tuple(newer) <= library.version_tuple(version):
             break
         changes = library.declaration_changes(version, newer)
-        if changes is not None and not any(_mention(name).search(text) for name in changes):
+        if changes is not None and not mentions(text, *changes):
             return newer
     return version
 
@@ -679,7 +680,6 @@ def compile_expression(expression: str, kind: str, decls: Declarations) -> Compi
     return compiled
 
 
-_TYPED_ROOT = re.compile(r"(?<![_a-zA-Z0-9])(?:request|namespaceObject)(?![_a-zA-Z0-9])")
 _PLAIN_TYPES = frozenset(("BOOL", "INT", "UINT", "DOUBLE", "STRING", "BYTES", "NULL", "DYN", "LIST", "MAP"))
 
 
@@ -688,7 +688,7 @@ def _runs_where_checked(text: str, decls: Declarations) -> bool:
     run-time one: when the text never names a root whose declared type differs there (``request``,
     ``namespaceObject``, not even inside a string) and every variable it references has a plain JSON
     type (what the run-time environment declares ``dyn`` is then handed over the same either way)."""
-    if _TYPED_ROOT.search(text) is not None:
+    if mentions(text, "request", "namespaceObject"):
         return False
     return all(set(re.findall(r"[A-Za-z_.]+", entry[1])) <= _PLAIN_TYPES for entry in decls.variables or ())
 
