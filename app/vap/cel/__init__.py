@@ -860,8 +860,7 @@ class Activation:
 
     def engine(self) -> Any:
         if self._engine is None:
-            env = _ACTIVATION_ENV if _ACTIVATION_ENV is not None else _activation_env()
-            self._engine = env.Activation(self.data)
+            self._engine = _activation_env().Activation(self.data)
         return self._engine
 
 
