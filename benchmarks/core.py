@@ -118,6 +118,10 @@ def policy_expressions(payload: Mapping[str, Any]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def _given(value: Any) -> Any:
+    return value
+
+
 def capture(payload: Mapping[str, Any]) -> Capture:
     """Evaluate a body once, recording each expression evaluation (text and input values)."""
     version = evaluate_module.evaluate(payload)["kubernetesVersion"]
@@ -125,7 +129,7 @@ def capture(payload: Mapping[str, Any]) -> Capture:
         version = library.DEFAULT_VERSION
     result = Capture(version=version, expressions=policy_expressions(payload))
     original_run = cel._run
-    original_prune = validator._prune
+    original_pruners = validator.CompiledPolicy.pruners
 
     def recording_run(compiled: cel.Compiled, data: Any, scope: Any) -> Any:
         values = getattr(data, "data", data)  # a shared activation carries its values as .data
@@ -133,11 +137,12 @@ def capture(payload: Mapping[str, Any]) -> Capture:
         return original_run(compiled, data, scope)
 
     cel._run = recording_run
-    # the inputs as given, not cut down to what the policy reads (the playground's own optimisation)
-    validator._prune = lambda policy, inv: inv
+    # the inputs as given, every root whole, not cut down to what the policy reads (the playground's own
+    # optimisation)
+    validator.CompiledPolicy.pruners = property(lambda policy: (_given,) * 5)  # type: ignore[assignment]
     try:
         evaluate_module.evaluate(payload)
     finally:
         cel._run = original_run
-        validator._prune = original_prune
+        validator.CompiledPolicy.pruners = original_pruners  # type: ignore[method-assign]
     return result

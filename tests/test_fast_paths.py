@@ -48,6 +48,10 @@ def _without_timings(value: Any) -> Any:
     return value
 
 
+def _whole(value: Any) -> Any:
+    return value
+
+
 @pytest.fixture
 def plain_core(monkeypatch):
     """Switch every fast path off: no pane cache, full inputs, one conversion per evaluation, the
@@ -55,7 +59,7 @@ def plain_core(monkeypatch):
 
     def switch() -> None:
         monkeypatch.setattr(documents._PANES, "budget", 0)
-        monkeypatch.setattr(validator, "_prune", lambda policy, inv: inv)
+        monkeypatch.setattr(validator.CompiledPolicy, "pruners", property(lambda policy: (_whole,) * 5))
         data = validator._data
         monkeypatch.setattr(validator, "_data", lambda *a, **k: dict(data(*a, **k).data))
         monkeypatch.setattr(cost_cache, "expression_cost",

@@ -75,10 +75,11 @@ class Reach:
         """The value of a root as the expressions can see it."""
         return self.pruner(root)(value)
 
-    def pruners(self, roots: Iterable[str]) -> tuple[tuple[Callable[[Any], Any], ...], bool]:
-        """:meth:`pruner` of each root, and whether they are final (none still a walk)."""
-        made = tuple(self.pruner(root) for root in roots)
-        return made, all(root in self._pruners for root in roots)
+    def pruners(self, roots: Iterable[str]) -> tuple[tuple[Callable[[Any], Any] | None, ...], bool]:
+        """:meth:`pruner` of each root, None for a root the expressions do not read, and whether they
+        are final (none still a walk)."""
+        made = tuple(self.pruner(root) if root in self.roots else None for root in roots)
+        return made, all(root in self._pruners or root not in self.roots for root in roots)
 
     def pruner(self, root: str) -> Callable[[Any], Any]:
         """A function giving the value of a root as the expressions can see it: the recursive walk for

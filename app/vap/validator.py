@@ -59,7 +59,9 @@ class CompiledPolicy:
     match_conditions: list[tuple[str, cel.Compiled]]
     validations: list[tuple[Mapping[str, Any], cel.Compiled, cel.Compiled | None]]
     audit_annotations: list[tuple[str, cel.Compiled]]
-    _pruners: tuple[Callable[[Any], Any], ...] | None = field(default=None, init=False, repr=False, compare=False)
+    _pruners: tuple[Callable[[Any], Any] | None, ...] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     @functools.cached_property
     def variable_map(self) -> dict[str, cel.Compiled]:
@@ -79,9 +81,9 @@ class CompiledPolicy:
         return reach.of_programs((c.program for c in self.expressions if c.program is not None), _ROOTS)
 
     @property
-    def pruners(self) -> tuple[Callable[[Any], Any], ...]:
+    def pruners(self) -> tuple[Callable[[Any], Any] | None, ...]:
         """Functions cutting object, oldObject, request, params and namespaceObject down to what the
-        policy reads (see :meth:`reach.Reach.pruner`)."""
+        policy reads (see :meth:`reach.Reach.pruner`), None for a root it does not read."""
         made = self._pruners
         if made is None:
             made, final = self.reach.pruners(_PRUNER_ROOTS)
@@ -272,31 +274,32 @@ def _run(
     return ExpressionRecord(result, error, cost, elapsed, engine_limit)
 
 
-def _data(inv: Invocation, *, has_params: bool, namespace: Any, authorizer: bool, original: bool) -> cel.Activation:
-    """The input values of a group of expressions, as the expressions can see them (see :mod:`reach`),
-    converted into engine values once for the whole group."""
-    request = inv.request
-    if original:
-        request = {**request, "resource": inv.request_original_resource}
-    data: dict[str, Any] = {
-        "object": inv.object,
-        "oldObject": inv.old_object,
-        "request": request,
-        "namespaceObject": namespace,
-    }
-    if has_params:
-        data["params"] = inv.params
-    if authorizer and inv.authorizer is not None:
-        data.update(inv.authorizer)
-    return cel.Activation(data)
+def _inputs(policy: CompiledPolicy, inv: Invocation) -> dict[str, Any]:
+    """object, oldObject, request and params as the policy's expressions can see them: each cut down to
+    what they read of it (see :mod:`reach`), and left out when none reads it (the engine then never
+    converts it)."""
+    obj, old, request, params, _ = policy.pruners
+    data: dict[str, Any] = {}
+    if obj is not None:
+        data["object"] = obj(inv.object)
+    if old is not None:
+        data["oldObject"] = old(inv.old_object)
+    if request is not None:
+        data["request"] = request(inv.request)
+    if params is not None and policy.has_params:
+        data["params"] = params(inv.params)
+    return data
 
 
-def _prune(policy: CompiledPolicy, inv: Invocation) -> Invocation:
-    """The invocation with its objects cut down to what the policy's expressions can read."""
-    obj, old, request, params, namespace = policy.pruners
-    return Invocation(obj(inv.object), old(inv.old_object), request(inv.request), inv.request_original_resource,
-                      params(inv.params), namespace(inv.namespace_object), namespace(inv.namespace_full),
-                      inv.authorizer)
+def _data(policy: CompiledPolicy, inputs: dict[str, Any], namespace: Any, authorizer: Any) -> cel.Activation:
+    """The values of one group of expressions (``inputs`` with the Namespace they see and, when given, the
+    authorizer), converted into engine values once for the whole group."""
+    prune_namespace = policy.pruners[4]
+    if prune_namespace is not None:
+        inputs = {**inputs, "namespaceObject": prune_namespace(namespace)}
+    if authorizer is not None:
+        inputs = {**inputs, **authorizer}
+    return cel.Activation(inputs)
 
 
 def _scope(policy: CompiledPolicy, data: cel.Activation, scopes: list[cel.VariableScope]) -> cel.VariableScope | None:
@@ -347,11 +350,16 @@ def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, trac
     err_action = ADMIT if failure_policy == "Ignore" else DENY
     out = ValidateResult()
     scopes: list[cel.VariableScope] = []
-    inv = _prune(policy, inv)
+    inputs = _inputs(policy, inv)
+    authorizer = inv.authorizer if policy.uses_authorizer else None
 
-    # matchConditions: all evaluated, any false skips; errors under failurePolicy.
+    # matchConditions: all evaluated, any false skips; errors under failurePolicy. They see the request's
+    # original resource, no Namespace.
     if policy.match_conditions:
-        data = _data(inv, has_params=policy.has_params, namespace=None, authorizer=True, original=True)
+        match_inputs = inputs
+        if "request" in inputs:
+            match_inputs = {**inputs, "request": {**inputs["request"], "resource": inv.request_original_resource}}
+        data = _data(policy, match_inputs, None, authorizer)
         budget = _Budget(MATCH_CONDITIONS_BUDGET)
         any_false = False
         errors: list[str] = []
@@ -383,7 +391,7 @@ def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, trac
             return out
 
     # validations, then every messageExpression, against one budget.
-    data = _data(inv, has_params=policy.has_params, namespace=inv.namespace_object, authorizer=True, original=False)
+    data = _data(policy, inputs, inv.namespace_object, authorizer)
     scope = _scope(policy, data, scopes)
     budget = _Budget(RUNTIME_BUDGET)
     records: list[ExpressionRecord] = []
@@ -399,10 +407,7 @@ def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, trac
     messages: list[ExpressionRecord | None] = []
     message_budget_error: str | None = None
     if budget_error is None and policy.has_messages:
-        message_data = data
-        if policy.uses_authorizer:
-            message_data = _data(inv, has_params=policy.has_params, namespace=inv.namespace_object,
-                                 authorizer=False, original=False)
+        message_data = data if authorizer is None else _data(policy, inputs, inv.namespace_object, None)
         message_scope = _scope(policy, message_data, scopes)
         for _, _, msg in policy.validations:
             if msg is None:
@@ -426,8 +431,9 @@ def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, trac
 
     # auditAnnotations: fresh budget, the full Namespace, no authorizer.
     if policy.audit_annotations:
-        audit_data = _data(inv, has_params=policy.has_params, namespace=inv.namespace_full, authorizer=False,
-                           original=False)
+        # the same values as the validations' when the policy reads no Namespace and no authorizer
+        same = authorizer is None and policy.pruners[4] is None
+        audit_data = data if same else _data(policy, inputs, inv.namespace_full, None)
         audit_scope = _scope(policy, audit_data, scopes)
         audit_budget = _Budget(RUNTIME_BUDGET)
         results: list[AuditAnnotationResult] = []
