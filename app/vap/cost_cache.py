@@ -306,6 +306,12 @@ def _has_room(entry: _Entry) -> bool:
 
 def expression_cost(program: Any, data: Mapping[str, Any], tracker: Any) -> int:
     """The same number as ``library.expression_cost(program, data, tracker).total``."""
+    return core_cost(program, data) + (tracker.library_cost if tracker is not None else 0)
+
+
+def core_cost(program: Any, data: Mapping[str, Any]) -> int:
+    """The same number as ``library.expression_cost(program, data).core``: the estimate of everything
+    but library calls."""
     global _stored
     entry = _ENTRIES.get(id(program))
     if entry is None or entry.program is not program:
@@ -316,31 +322,31 @@ def expression_cost(program: Any, data: Mapping[str, Any], tracker: Any) -> int:
                 _stored = 0
             _ENTRIES[id(program)] = entry
     if not entry.cacheable:
-        return int(library.expression_cost(program, data, tracker).total)
+        return library.expression_cost(program, data).core
     for shape in entry.shapes:
         observe = shape.observe
         core = shape.known.get(observe(data) if observe is not None else shape.observed(data))
         if core is not None:
-            return core + tracker.library_cost
+            return core
     if not _has_room(entry):
-        return int(library.expression_cost(program, data, tracker).total)
+        return library.expression_cost(program, data).core
     recorder = _Recorder()
-    recorded = library.expression_cost(program, recorder.view(-1, dict(data)), tracker)
-    plain = library.expression_cost(program, data, tracker)
+    recorded = library.expression_cost(program, recorder.view(-1, dict(data)))
+    plain = library.expression_cost(program, data)
     observed = tuple(recorder.seen)
-    if recorded.total != plain.total or _observe(data, recorder.reads) != observed:
+    if recorded.core != plain.core or _observe(data, recorder.reads) != observed:
         entry.cacheable = False
-        return int(plain.total)
+        return plain.core
     reads, key = recorder.reads, observed
     with _LOCK:
         for shape in entry.shapes:
             if shape.reads == reads:
                 if len(shape.known) < _MAX_VALUES:
-                    shape.known[key] = int(plain.core)
+                    shape.known[key] = plain.core
                     _stored += 1
                 break
         else:
             if len(entry.shapes) < _MAX_SHAPES:
-                entry.shapes.append(_Shape(reads, {key: int(plain.core)}))
+                entry.shapes.append(_Shape(reads, {key: plain.core}))
                 _stored += 1
-    return int(plain.total)
+    return plain.core

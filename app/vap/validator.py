@@ -215,44 +215,17 @@ class ValidateResult:
     validations: list[dict[str, Any]] = field(default_factory=list)
 
 
-class _Budget:
-    def __init__(self, limit: int) -> None:
-        self.remaining = limit
-
-    def charge(self, cost: int | None) -> bool:
-        if cost is None:
-            return True
-        self.remaining -= cost
-        return self.remaining >= 0
-
-
-def _cost(compiled: cel.Compiled, data: Mapping[str, Any], tracker: Any) -> int | None:
-    """The expression's cost: library calls as counted, the rest estimated from the AST and input sizes
-    (the estimate is remembered per input shape, see :mod:`cost_cache`)."""
-    if compiled.program is None:
-        return None
-    try:
-        return cost_cache.expression_cost(compiled.checked_program or compiled.program, data, tracker)
-    except Exception:  # a cost the estimator cannot work out is shown as unknown, never fails evaluation
-        return None
-
-
-class _Spent:
-    """The library-call cost of one evaluation, out of the tracker of a whole Validate call."""
-
-    __slots__ = ("library_cost",)
-
-    def __init__(self, library_cost: int) -> None:
-        self.library_cost = library_cost
-
-
 def _run(
     compiled: cel.Compiled,
     data: Mapping[str, Any] | cel.Activation,
     scope: cel.VariableScope | None,
     tracker: Any,
 ) -> ExpressionRecord:
-    """Evaluate one expression; ``tracker`` (:func:`library.track_cost`, active) counts library calls."""
+    """Evaluate one expression; ``tracker`` (:func:`library.track_cost`, active) counts library calls.
+
+    Its cost: the library calls as counted, the rest estimated from the AST and the input sizes (the
+    estimate is remembered per input shape, see :mod:`cost_cache`); a cost the estimator cannot work
+    out is shown as unknown and never fails the evaluation."""
     if compiled.error is not None:
         return ExpressionRecord(None, f"compilation error: {compiled.error}", None, None, compiled.engine_limit)
     before = tracker.library_cost
@@ -266,11 +239,18 @@ def _run(
         error = f"expression '{compiled.expression}' resulted in error: {exc}"
         engine_limit = exc.engine_limit
     elapsed = round((perf_counter() - start) * 1e6, 1)
-    cost = _cost(compiled, data.data if data.__class__ is cel.Activation else data,
-                 _Spent(tracker.library_cost - before))
-    if cost is not None and cost > PER_CALL_LIMIT:
-        return ExpressionRecord(None, f"expression '{compiled.expression}' resulted in error: "
-                                "operation cancelled: actual cost limit exceeded", cost, elapsed, False)
+    cost: int | None = None
+    if compiled.program is not None:
+        try:
+            cost = cost_cache.core_cost(compiled.checked_program or compiled.program,
+                                        data.data if data.__class__ is cel.Activation else data)
+        except Exception:  # unknown, see above
+            cost = None
+        if cost is not None:
+            cost += tracker.library_cost - before
+            if cost > PER_CALL_LIMIT:
+                return ExpressionRecord(None, f"expression '{compiled.expression}' resulted in error: "
+                                        "operation cancelled: actual cost limit exceeded", cost, elapsed, False)
     return ExpressionRecord(result, error, cost, elapsed, engine_limit)
 
 
@@ -342,8 +322,12 @@ def _trim(text: str) -> str:
 
 def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> ValidateResult:
     """Evaluate one policy for one (binding, param): matchConditions, validations, messages, audit."""
-    with library.track_cost() as tracker:
+    tracker = library.CostTracker()
+    token = library.set_tracker(tracker)
+    try:
         return _validate(policy, inv, failure_policy, tracker)
+    finally:
+        library.reset_tracker(token)
 
 
 def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, tracker: Any) -> ValidateResult:
@@ -360,12 +344,13 @@ def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, trac
         if "request" in inputs:
             match_inputs = {**inputs, "request": {**inputs["request"], "resource": inv.request_original_resource}}
         data = _data(policy, match_inputs, None, authorizer)
-        budget = _Budget(MATCH_CONDITIONS_BUDGET)
+        remaining = MATCH_CONDITIONS_BUDGET  # the cost budget
         any_false = False
         errors: list[str] = []
         for name, compiled in policy.match_conditions:
             rec = _run(compiled, data, None, tracker)
-            if not budget.charge(rec.cost):
+            remaining -= rec.cost or 0
+            if remaining < 0:
                 errors = [OUT_OF_BUDGET]
                 any_false = False
                 out.match_conditions.append({"name": name, "expression": compiled.expression, "result": None,
@@ -393,13 +378,14 @@ def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, trac
     # validations, then every messageExpression, against one budget.
     data = _data(policy, inputs, inv.namespace_object, authorizer)
     scope = _scope(policy, data, scopes)
-    budget = _Budget(RUNTIME_BUDGET)
+    remaining = RUNTIME_BUDGET
     records: list[ExpressionRecord] = []
     budget_error: str | None = None
     for _, compiled, _ in policy.validations:
         rec = _run(compiled, data, scope, tracker)
         records.append(rec)
-        if not budget.charge(rec.cost):
+        remaining -= rec.cost or 0
+        if remaining < 0:
             budget_error = OUT_OF_BUDGET
             break
     # messageExpressions see the same values but authorizer: when no expression of the policy (a variable
@@ -415,7 +401,8 @@ def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, trac
                 continue
             rec = _run(msg, message_data, message_scope, tracker)
             messages.append(rec)
-            if not budget.charge(rec.cost):
+            remaining -= rec.cost or 0
+            if remaining < 0:
                 message_budget_error = OUT_OF_BUDGET
                 break
     if budget_error is not None:
@@ -435,12 +422,13 @@ def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, trac
         same = authorizer is None and policy.pruners[4] is None
         audit_data = data if same else _data(policy, inputs, inv.namespace_full, None)
         audit_scope = _scope(policy, audit_data, scopes)
-        audit_budget = _Budget(RUNTIME_BUDGET)
+        remaining = RUNTIME_BUDGET  # a fresh budget
         results: list[AuditAnnotationResult] = []
         failed = False
         for key, compiled in policy.audit_annotations:
             rec = _run(compiled, audit_data, audit_scope, tracker)
-            if not audit_budget.charge(rec.cost):
+            remaining -= rec.cost or 0
+            if remaining < 0:
                 failed = True
                 break
             results.append(_audit_result(key, compiled, rec, failure_policy))
@@ -485,6 +473,9 @@ def failure_message(validation: Mapping[str, Any], compiled: cel.Compiled, msg_r
     return message
 
 
+_OUTCOMES = {ADMIT: "pass", DENY: "fail", ERROR: "error"}
+
+
 def _validation_record(
     index: int,
     validation: Mapping[str, Any],
@@ -497,7 +488,7 @@ def _validation_record(
         "index": index,
         "expression": compiled.expression,
         "result": rec.result if rec.error is None else None,
-        "outcome": {ADMIT: "pass", DENY: "fail", ERROR: "error"}[decision.evaluation],
+        "outcome": _OUTCOMES[decision.evaluation],
         "error": rec.error,
         "message": decision.message if decision.evaluation != ADMIT else None,
         "reason": decision.reason,

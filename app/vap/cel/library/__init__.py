@@ -15,7 +15,8 @@ builds its environments only from what this package returns:
 * ``rewrite(program, deserialize)`` -> the program the engine runs (see ``transform``);
 * ``render_value(value)`` -> a JSON-ready display form of an evaluation result;
 * ``translate_runtime_error(text)`` -> cel-go's wording of an engine run-time error;
-* ``track_cost()`` / ``expression_cost(...)`` -> the cost of one evaluation.
+* ``track_cost()`` (or ``set_tracker`` / ``reset_tracker``) / ``expression_cost(...)`` -> the cost of one
+  evaluation.
 
 Known differences from kube-apiserver (each also stated where it is implemented):
 
@@ -47,7 +48,7 @@ from cel_expr_python import cel
 
 from . import authz, checks, comparisons, conversions, format, ip, lists, quantity, regex, semver, urls
 from . import types as _types
-from ._decl import CostTracker, function, signature
+from ._decl import CostTracker, function, reset_tracker, set_tracker, signature
 from .authz import authorizer_activation, authorizer_value, register_backend, request_resource_value
 from .checks import CompileIssue, check_expression
 from .cost import PER_CALL_LIMIT, CostResult, expression_cost, track_cost
@@ -91,7 +92,9 @@ __all__ = [
     "register_backend",
     "render_value",
     "request_resource_value",
+    "reset_tracker",
     "rewrite",
+    "set_tracker",
     "to_engine",
     "track_cost",
     "translate_compile_message",
