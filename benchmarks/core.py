@@ -71,6 +71,7 @@ class Evaluation:
     expression: str
     data: dict[str, Any]
     scope: Any = None  # the playground's variable scope, for the values of `variables`
+    result: Any = None  # what the playground's evaluation gave (an exception when it failed)
 
 
 @dataclass
@@ -79,6 +80,9 @@ class Capture:
     evaluations: list[Evaluation] = field(default_factory=list)
     # every expression of the scenario's policies, evaluated or not (a bare engine compiles them all)
     expressions: list[str] = field(default_factory=list)
+    # the authorizer values' sessions, kept alive so that the bare engine's authorizer checks reach the
+    # same backend (RBAC) as the playground's did, instead of failing at once
+    authorizers: list[Any] = field(default_factory=list)
 
     def bare_inputs(self) -> list[tuple[str, dict[str, Any]]]:
         """(expression, values) pairs: the playground's inputs, with ``variables`` as a plain map of the
@@ -133,10 +137,24 @@ def capture(payload: Mapping[str, Any]) -> Capture:
 
     def recording_run(compiled: cel.Compiled, data: Any, scope: Any) -> Any:
         values = getattr(data, "data", data)  # a shared activation carries its values as .data
-        result.evaluations.append(Evaluation(compiled.expression, dict(values), scope))
-        return original_run(compiled, data, scope)
+        evaluation = Evaluation(compiled.expression, dict(values), scope)
+        result.evaluations.append(evaluation)
+        try:
+            evaluation.result = original_run(compiled, data, scope)
+        except Exception as exc:
+            evaluation.result = exc
+            raise
+        return evaluation.result
+
+    original_validate = validator.validate
+
+    def recording_validate(policy: Any, inv: Any, failure_policy: str) -> Any:
+        if inv.authorizer is not None:
+            result.authorizers.append(inv.authorizer)
+        return original_validate(policy, inv, failure_policy)
 
     cel._run = recording_run
+    validator.validate = recording_validate
     # the inputs as given, every root whole, not cut down to what the policy reads (the playground's own
     # optimisation)
     validator.CompiledPolicy.pruners = property(lambda policy: (_given,) * 5)  # type: ignore[assignment]
@@ -144,5 +162,6 @@ def capture(payload: Mapping[str, Any]) -> Capture:
         evaluate_module.evaluate(payload)
     finally:
         cel._run = original_run
+        validator.validate = original_validate
         validator.CompiledPolicy.pruners = original_pruners  # type: ignore[method-assign]
     return result

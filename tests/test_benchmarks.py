@@ -33,3 +33,21 @@ def test_quick_benchmark_prints_the_table_and_writes_the_json(tmp_path):
     assert len(result["targets"]) == 4
     assert "scenario" in proc.stdout and "throughput:" in proc.stdout
     assert "peak memory per gunicorn worker" in proc.stdout
+
+
+def test_the_bare_engine_replays_what_the_playground_evaluated():
+    """The bare engine is given the playground's inputs and gets the playground's answers (the
+    authorizer's checks included: they reach the same RBAC backend), so it does the same work."""
+    from benchmarks import bare, core, scenarios
+
+    compared = 0
+    for scenario in scenarios.gallery():
+        captured = core.capture(scenario.payload)
+        engine = bare.Bare(captured.version, captured.expressions, captured.bare_inputs())
+        for evaluation, (expression, data) in zip(captured.evaluations, captured.bare_inputs(), strict=True):
+            if not isinstance(evaluation.result, bool) or engine.programs[expression] is None:
+                continue
+            value = engine.programs[expression].eval(data=data)
+            assert value.plain_value() is evaluation.result, (scenario.name, expression, str(value.value())[:200])
+            compared += 1
+    assert compared > 20
