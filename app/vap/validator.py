@@ -99,6 +99,22 @@ class CompiledPolicy:
     def has_messages(self) -> bool:
         return any(msg is not None for _, _, msg in self.validations)
 
+    @functools.cached_property
+    def message_readers(self) -> int:
+        """How many expressions and variables may be evaluated on the messageExpressions' values."""
+        return sum(msg is not None for _, _, msg in self.validations) + len(self.variables)
+
+    @functools.cached_property
+    def validation_readers(self) -> int:
+        """How many expressions and variables may be evaluated on the validations' values: the
+        messageExpressions and auditAnnotations too when they see the same values (see ``_validate``)."""
+        readers = len(self.validations) + len(self.variables)
+        if not self.uses_authorizer:
+            readers += self.message_readers - len(self.variables)
+            if not self.reach.uses("namespaceObject"):
+                readers += len(self.audit_annotations)
+        return readers
+
 
 _ROOTS = (*reach.PRUNED_ROOTS, "request", "authorizer", "authorizer.requestResource")
 _PRUNER_ROOTS = ("object", "oldObject", "request", "params", "namespaceObject")
@@ -254,11 +270,13 @@ def _run(
     return ExpressionRecord(result, error, cost, elapsed, engine_limit)
 
 
-def _inputs(policy: CompiledPolicy, inv: Invocation) -> dict[str, Any]:
+def _inputs(
+    policy: CompiledPolicy, pruners: tuple[Callable[[Any], Any] | None, ...], inv: Invocation
+) -> dict[str, Any]:
     """object, oldObject, request and params as the policy's expressions can see them: each cut down to
-    what they read of it (see :mod:`reach`), and left out when none reads it (the engine then never
-    converts it)."""
-    obj, old, request, params, _ = policy.pruners
+    what they read of it (``pruners``: see :mod:`reach`), and left out when none reads it (the engine then
+    never converts it)."""
+    obj, old, request, params, _ = pruners
     data: dict[str, Any] = {}
     if obj is not None:
         data["object"] = obj(inv.object)
@@ -271,18 +289,27 @@ def _inputs(policy: CompiledPolicy, inv: Invocation) -> dict[str, Any]:
     return data
 
 
-def _data(policy: CompiledPolicy, inputs: dict[str, Any], namespace: Any, authorizer: Any) -> cel.Activation:
-    """The values of one group of expressions (``inputs`` with the Namespace they see and, when given, the
-    authorizer), converted into engine values once for the whole group."""
-    prune_namespace = policy.pruners[4]
+def _data(
+    prune_namespace: Callable[[Any], Any] | None,
+    inputs: dict[str, Any],
+    namespace: Any,
+    authorizer: Any,
+    readers: int,
+) -> Mapping[str, Any] | cel.Activation:
+    """The values of one group of expressions (``inputs`` with the Namespace they see, when they read it,
+    and the authorizer, when given). For more than one reader (expressions and variables that may be
+    evaluated on them) they are converted into engine values once for the whole group; for one, the
+    evaluation converts them itself, which costs the engine less than a shared activation."""
     if prune_namespace is not None:
         inputs = {**inputs, "namespaceObject": prune_namespace(namespace)}
     if authorizer is not None:
         inputs = {**inputs, **authorizer}
-    return cel.Activation(inputs)
+    return cel.Activation(inputs) if readers > 1 else inputs
 
 
-def _scope(policy: CompiledPolicy, data: cel.Activation, scopes: list[cel.VariableScope]) -> cel.VariableScope | None:
+def _scope(
+    policy: CompiledPolicy, data: Mapping[str, Any] | cel.Activation, scopes: list[cel.VariableScope]
+) -> cel.VariableScope | None:
     """The lazy variables of one activation (None when the policy has none), noted in ``scopes``."""
     if not policy.variables:
         return None
@@ -334,7 +361,9 @@ def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, trac
     err_action = ADMIT if failure_policy == "Ignore" else DENY
     out = ValidateResult()
     scopes: list[cel.VariableScope] = []
-    inputs = _inputs(policy, inv)
+    pruners = policy.pruners
+    prune_namespace = pruners[4]
+    inputs = _inputs(policy, pruners, inv)
     authorizer = inv.authorizer if policy.uses_authorizer else None
 
     # matchConditions: all evaluated, any false skips; errors under failurePolicy. They see the request's
@@ -343,7 +372,7 @@ def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, trac
         match_inputs = inputs
         if "request" in inputs:
             match_inputs = {**inputs, "request": {**inputs["request"], "resource": inv.request_original_resource}}
-        data = _data(policy, match_inputs, None, authorizer)
+        data = _data(prune_namespace, match_inputs, None, authorizer, len(policy.match_conditions))
         remaining = MATCH_CONDITIONS_BUDGET  # the cost budget
         any_false = False
         errors: list[str] = []
@@ -376,7 +405,7 @@ def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, trac
             return out
 
     # validations, then every messageExpression, against one budget.
-    data = _data(policy, inputs, inv.namespace_object, authorizer)
+    data = _data(prune_namespace, inputs, inv.namespace_object, authorizer, policy.validation_readers)
     scope = _scope(policy, data, scopes)
     remaining = RUNTIME_BUDGET
     records: list[ExpressionRecord] = []
@@ -393,7 +422,9 @@ def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, trac
     messages: list[ExpressionRecord | None] = []
     message_budget_error: str | None = None
     if budget_error is None and policy.has_messages:
-        message_data = data if authorizer is None else _data(policy, inputs, inv.namespace_object, None)
+        message_data = data
+        if authorizer is not None:
+            message_data = _data(prune_namespace, inputs, inv.namespace_object, None, policy.message_readers)
         message_scope = _scope(policy, message_data, scopes)
         for _, _, msg in policy.validations:
             if msg is None:
@@ -419,8 +450,11 @@ def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, trac
     # auditAnnotations: fresh budget, the full Namespace, no authorizer.
     if policy.audit_annotations:
         # the same values as the validations' when the policy reads no Namespace and no authorizer
-        same = authorizer is None and policy.pruners[4] is None
-        audit_data = data if same else _data(policy, inputs, inv.namespace_full, None)
+        same = authorizer is None and prune_namespace is None
+        audit_data = data
+        if not same:
+            audit_data = _data(prune_namespace, inputs, inv.namespace_full, None,
+                               len(policy.audit_annotations) + len(policy.variables))
         audit_scope = _scope(policy, audit_data, scopes)
         remaining = RUNTIME_BUDGET  # a fresh budget
         results: list[AuditAnnotationResult] = []
