@@ -902,6 +902,8 @@ def _run(compiled: Compiled, data: Mapping[str, Any] | Activation, scope: Variab
         value = result.plain_value()
         if value is True or value is False:
             return value
+        if value.__class__ is str:  # an error: nothing else of a bool-typed program reads as text
+            raise EvaluationError(_activation_error(value, compiled.expression, data))
     try:
         if result.type().name() == "ERROR":  # an optional value reads as ERROR too, without an error text
             raise EvaluationError(_activation_error(str(result.value()), compiled.expression, data))
@@ -916,15 +918,20 @@ _SELECT_ON_NULL = "Applying SELECT to non-message type"
 
 def _activation_error(text: str, source: str, data: Mapping[str, Any]) -> str:
     """Translate an engine error, naming what the engine leaves out (the missing attribute or key)."""
-    m = _MISSING_VALUE.match(text)
-    if m:
-        return f"no such attribute(s): {m.group(1)}"
     if text.endswith(_SELECT_ON_NULL):
         # cel-go reports a field selected on null (object on DELETE, oldObject on CREATE) as a missing key.
         for root, name in _root_fields(source):
             if root in data and data[root] is None:
                 return f"no such key: {name}"
         return "no such key"
+    return _error_text(text)
+
+
+@lru_cache(maxsize=COMPILE_CACHE_SIZE)
+def _error_text(text: str) -> str:
+    m = _MISSING_VALUE.match(text)
+    if m:
+        return f"no such attribute(s): {m.group(1)}"
     return library.translate_runtime_error(text)
 
 
