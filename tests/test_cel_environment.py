@@ -314,7 +314,10 @@ def test_compiling_many_distinct_expressions_keeps_the_caches_bounded():
     assert c.compile_expression.cache_info().currsize == c.COMPILE_CACHE_SIZE
     gc.collect()
     alive = sum(1 for o in gc.get_objects() if isinstance(o, c.Compiled))
-    assert alive - before <= c.COMPILE_CACHE_SIZE + 50  # nothing else keeps compiled expressions (or their programs)
+    # the compiled expressions and the checks they reuse (API validation's cache), each bounded; nothing
+    # else keeps compiled expressions (or their programs)
+    assert c._check.cache_info().currsize <= c.COMPILE_CACHE_SIZE
+    assert alive - before <= 2 * c.COMPILE_CACHE_SIZE + 50
     for cached in (c.environment, c._runtime_environment):
         assert cached.cache_parameters()["maxsize"] == c.ENVIRONMENT_CACHE_SIZE
         assert cached.cache_info().currsize <= c.ENVIRONMENT_CACHE_SIZE

@@ -33,7 +33,7 @@ import contextvars
 import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 from typing import Any
 
@@ -655,9 +655,10 @@ def _checking_version(version: str, text: str) -> str:
 def compile_expression(expression: str, kind: str, decls: Declarations) -> Compiled:
     """Compile one expression of a kind (validation, messageExpression, ...) in an environment."""
     decls = _environment_declarations(decls, expression)
-    # not through the cache of check_expression, so that a compiled expression is one object; a check that
-    # API validation made is compiled again here, in an environment already set up (a fraction of a ms)
-    compiled, rewrite = _check.__wrapped__(expression, kind, decls)
+    # the check API validation (or type checking) made is reused, not compiled again; the copy is this
+    # expression's own object (its programs are set on it below)
+    checked, rewrite = _check(expression, kind, decls)
+    compiled = replace(checked)
     text = rewrite.text
     if compiled.checked_program is None:
         return compiled
