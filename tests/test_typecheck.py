@@ -663,6 +663,11 @@ SELECTION_CASES = [
     "object.spec.template.spec.initContainers.map(c, c.env).exists(e, e.all(v, v.valueFromm == null))",
     "object.metadata.labels.all(k, k.size() > 1) && object.metadata.labels.exists(k, v, v == 1)",
     "params.spec.tags.all(t, t.size() > 'x') && params.spec.limits.all(k, params.spec.limits[k] > 'x')",
+    "size(object.spec.template.spec.containers) > 'x'", "object.spec.template.spec.volumes.size() == 1.0",
+    "size(object.spec.template.spec) > 0", "object.metadata.name.size() > 'x' && size(object.metadata.labels) == ''",
+    "size(object.spec.template.spec.containers) > 1 && object.spec.template.spec.containers[0].imagee == ''",
+    "object.spec.template.spec.containers.all(c, size(c.ports) > 1 && c.ports[0].hostPortt > 0)",
+    "size(object.spec.replicas) > 0", "size(params.spec.tags) > 'x' && params.spec.size.size() > 0",
 ]
 
 
@@ -694,6 +699,10 @@ def test_a_policy_is_checked_against_the_fields_it_selects():
     assert fields == {"spec": {"containers": {reach.ELEMENT: {"image": reach.WHOLE}}}}
     pod = kind_types(schemas.kind("", "v1", "Pod"), schemas, "1.36", fields)
     assert len(pod.file.message_type) == 3  # Pod, .spec, .spec.containers.@idx
+    # the size of a list: none of its elements' fields
+    sized = _spec(PODS, validations=["size(object.spec.containers) <= 3"])
+    fields, _ = typecheck._selected_fields("", sized, "1.36")
+    assert fields == {"spec": {"containers": {reach.ELEMENT: {}}}}
     unsafe = _spec(DEPLOYMENTS, validations=["object.spec.x +"])
     assert typecheck._selected_fields("", unsafe, "1.36")[0] is reach.WHOLE
 

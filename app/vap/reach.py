@@ -252,6 +252,12 @@ def _visit(e: Any, roots: set[str], reach: Reach, elements: bool) -> None:
                 if other_chain is not None:  # compared with null: presence and nullness only
                     reach.add(other_chain[0], other_chain[1], {})
                     continue
+            if bound is not None and call.function == "size":
+                operand = call.target if call.HasField("target") and not args else args[0] if len(args) == 1 else None
+                sized = _chain(operand, roots, bound) if operand is not None else None
+                if sized is not None:  # the size of a value: its type's kind, none of its elements' fields
+                    reach.add(sized[0], sized[1], {ELEMENT: {}})
+                    continue
             if call.function == "@in" and len(args) == 2:
                 key = _const_string(args[0])
                 container = _chain(args[1], roots, bound)
