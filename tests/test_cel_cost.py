@@ -92,3 +92,25 @@ def test_includes_cost_matches_apiserver(receiver, argument, cost, approx):
         assert cost <= got * 1.25 and got <= cost * 1.25, (got, cost)
     else:
         assert got == cost
+
+
+@pytest.mark.parametrize("case", CASES["cases"], ids=[case["expr"] for case in CASES["cases"]])
+def test_a_program_said_to_charge_no_library_cost_charges_none(case):
+    # evaluation makes no cost tracker active for a policy whose programs call no costed function
+    checked, program = bare_programs(case["expr"], DEFAULTS["version"])
+    activation = {"object": None, **library.authorizer_activation({}, {"username": "alice"})}
+    with library.track_cost() as tracker:
+        program.eval(data=activation)
+    if tracker.library_cost > 0:
+        assert library.counts_library_cost(program), case["expr"]
+
+
+def test_which_programs_may_charge_a_library_cost():
+    def counts(expr: str) -> bool:
+        return library.counts_library_cost(bare_programs(expr, DEFAULTS["version"])[1])
+
+    assert not counts("object.spec.replicas > 1 && 'a'.startsWith('a')")
+    assert counts("quantity('1Gi').isGreaterThan(quantity('1Mi'))")
+    assert counts("format.named('dns1123Label').hasValue()")
+    assert counts("authorizer.group('').resource('pods').check('get').allowed()")
+    assert counts("[1, 2].sum() == 3")

@@ -60,6 +60,7 @@ def plain_core(monkeypatch):
     def switch() -> None:
         monkeypatch.setattr(documents._PANES, "budget", 0)
         monkeypatch.setattr(validator.CompiledPolicy, "pruners", property(lambda policy: (_whole,) * 5))
+        monkeypatch.setattr(validator.CompiledPolicy, "counts_library_cost", property(lambda policy: True))
         data = validator._data
         monkeypatch.setattr(validator, "_data", lambda *a: data(*a[:-1], 1))  # one reader: a plain dict
         monkeypatch.setattr(cost_cache, "expression_cost",

@@ -96,6 +96,12 @@ class CompiledPolicy:
         return self.reach.uses("authorizer") or self.reach.uses("authorizer.requestResource")
 
     @functools.cached_property
+    def counts_library_cost(self) -> bool:
+        """Whether an expression of the policy (a variable included) may call a library function that
+        charges a cost."""
+        return any(library.counts_library_cost(c.program) for c in self.expressions if c.program is not None)
+
+    @functools.cached_property
     def has_messages(self) -> bool:
         return any(msg is not None for _, _, msg in self.validations)
 
@@ -347,8 +353,13 @@ def _trim(text: str) -> str:
                       "\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
 
 
+_NOTHING_COUNTED = library.CostTracker()  # never active: its library cost stays 0
+
+
 def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> ValidateResult:
     """Evaluate one policy for one (binding, param): matchConditions, validations, messages, audit."""
+    if not policy.counts_library_cost:  # nothing to count: no tracker to make active
+        return _validate(policy, inv, failure_policy, _NOTHING_COUNTED)
     tracker = library.CostTracker()
     token = library.set_tracker(tracker)
     try:

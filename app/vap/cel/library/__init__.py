@@ -51,7 +51,7 @@ from . import types as _types
 from ._decl import CostTracker, function, reset_tracker, set_tracker, signature
 from .authz import authorizer_activation, authorizer_value, register_backend, request_resource_value
 from .checks import CompileIssue, check_expression
-from .cost import PER_CALL_LIMIT, CostResult, expression_cost, track_cost
+from .cost import PER_CALL_LIMIT, CostResult, counts_library_cost, expression_cost, track_cost
 from .errors import (
     ENGINE_LIMIT_NOTE,
     OPTIONAL_ARGUMENT,
@@ -80,6 +80,7 @@ __all__ = [
     "authorizer_variables",
     "check_expression",
     "compile_limit_error",
+    "counts_library_cost",
     "descriptor_pool",
     "environment_yaml",
     "expression_cost",

@@ -88,6 +88,12 @@ def signature(declaration: Any) -> Any:
     return _SIGNATURES.get(id(declaration), ("unknown", id(declaration)))
 
 
+# The overloads (by the id of the engine object) whose implementation charges a cost, and the names of
+# the functions declaring one: a program calling none of these functions counts no library cost.
+_COSTED: set[int] = set()
+COSTED_FUNCTIONS: set[str] = set()
+
+
 def overload(
     overload_id: str,
     result: Any,
@@ -101,12 +107,16 @@ def overload(
         made = cel.Overload(overload_id, result, list(params), is_member=member)
     else:
         made = cel.Overload(overload_id, result, list(params), is_member=member, impl=wrap(impl, cost))
+        if cost is not None:
+            _COSTED.add(id(made))
     _SIGNATURES[id(made)] = (overload_id, result.name(), tuple(p.name() for p in params), member, impl is None)
     return made
 
 
 def function(name: str, *overloads: Any) -> Any:
     made = cel.FunctionDecl(name, list(overloads))
+    if any(id(o) in _COSTED for o in overloads):
+        COSTED_FUNCTIONS.update((name, name.rsplit(".", 1)[-1]))  # as a call names it, with a namespace or not
     _SIGNATURES[id(made)] = (name, frozenset(signature(o) for o in overloads))
     return made
 

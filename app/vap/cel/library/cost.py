@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import astproto
-from ._decl import CostTracker, reset_tracker, set_tracker
+from ._decl import COSTED_FUNCTIONS, CostTracker, reset_tracker, set_tracker
 
 PER_CALL_LIMIT = 1_000_000
 RUNTIME_CEL_COST_BUDGET = 10_000_000
@@ -78,6 +78,17 @@ class track_cost:  # noqa: N801 - used as a function: ``with track_cost() as tra
 
     def __exit__(self, *exc: object) -> None:
         reset_tracker(self._token)
+
+
+def counts_library_cost(program: Any) -> bool:
+    """Whether evaluating ``program`` may call a library function that charges a cost (else its
+    library cost is 0, and no tracker need be active)."""
+    try:
+        checked = astproto.checked_expr(program)
+    except Exception:  # too deep to read: assume it may
+        return True
+    return any(node.WhichOneof("expr_kind") == "call_expr" and node.call_expr.function in COSTED_FUNCTIONS
+               for node in astproto.walk(checked.expr))
 
 
 def _size(value: Any) -> int:
