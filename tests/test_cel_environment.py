@@ -219,6 +219,24 @@ def test_issue_positions_after_the_variables_rewrite(expr, variables, expected):
     assert comp.error.split("\n")[1] == " | " + expr.split("\n")[line - 1]
 
 
+def test_expressions_reading_variables_of_common_types_share_one_environment():
+    c._checking_environment.cache_clear()
+    assert compile_with_variables("variables.n + 1 > 0", {"n": "INT"}).error is None
+    assert compile_with_variables("variables.s.startsWith('a') && variables.l.size() > 0",
+                                  {"s": "STRING", "l": "LIST<DYN>"}).error is None
+    assert compile_with_variables("variables.m['k'] == 1 && variables.b", {"m": "MAP<STRING, DYN>", "b": "BOOL"},
+                                  ).error is None
+    assert c._checking_environment.cache_info().currsize == 1  # one for all three
+    # each variable keeps its type
+    wrong = compile_with_variables("variables.s + 1 == 2 || variables.l[0] + 1 > 0",
+                                   {"s": "STRING", "l": "LIST<STRING>"})
+    assert [i.message for i in wrong.issues] == ["found no matching overload for '_+_' applied to '(string, int)'",
+                                                 "found no matching overload for '_+_' applied to '(string, int)'"]
+    # a variable of an object type has a function of its own, in an environment of its own
+    assert compile_with_variables("variables.u.username == 'a'", {"u": "kubernetes.UserInfo"}).error is None
+    assert c._checking_environment.cache_info().currsize == 2
+
+
 def test_authorizer_values_and_backend():
     values = library.authorizer_activation(
         {"resource": {"group": "apps", "version": "v1", "resource": "deployments"}, "namespace": "ns", "name": "web"},
@@ -318,7 +336,7 @@ def test_compiling_many_distinct_expressions_keeps_the_caches_bounded():
     # else keeps compiled expressions (or their programs)
     assert c._check.cache_info().currsize <= c.COMPILE_CACHE_SIZE
     assert alive - before <= 2 * c.COMPILE_CACHE_SIZE + 50
-    for cached in (c.environment, c._runtime_environment):
+    for cached in (c._checking_environment, c._runtime_environment):
         assert cached.cache_parameters()["maxsize"] == c.ENVIRONMENT_CACHE_SIZE
         assert cached.cache_info().currsize <= c.ENVIRONMENT_CACHE_SIZE
 

@@ -22,7 +22,7 @@ def clear() -> None:
     documents.clear_cache()  # validated policies and bindings are kept with their documents
     cel.compile_expression.cache_clear()
     cel._check.cache_clear()
-    cel.environment.cache_clear()
+    cel._checking_environment.cache_clear()
     cel._runtime_environment.cache_clear()
     validator._compile_policy.cache_clear()
     typecheck.clear_cache()

@@ -90,6 +90,9 @@ class Declarations:
     # pool holding them, for type checking against schemas (app.vap.schemas.decltypes.TypedRoots); None:
     # object, oldObject and params are dyn, request and namespaceObject the apiserver's types.
     types: Any = None
+    # Whether the environment declares the functions variables of common types are read through (see
+    # _SHARED_VARIABLE_TYPES): set where environments are built, for expressions that reference such a variable.
+    shared_variables: bool = False
 
 
 @dataclass
@@ -135,12 +138,46 @@ def _variable_function_name(name: str) -> str:
 
 def _variable_impl(name: str) -> Callable[[], Any]:
     def resolve() -> Any:
-        scope = _current_scope.get()
-        if scope is None:
-            raise EvaluationError(f'composited variable "{name}" fails to evaluate: no such attribute(s): variables')
-        return scope.resolve(name)
+        return _resolve_variable(name)
 
     return resolve
+
+
+def _resolve_variable(name: str) -> Any:
+    scope = _current_scope.get()
+    if scope is None:
+        raise EvaluationError(f'composited variable "{name}" fails to evaluate: no such attribute(s): variables')
+    return scope.resolve(name)
+
+
+# Variables of these types are read through one function per type, taking the variable's name:
+# expressions referencing any of them share one environment, whichever variables they reference (each
+# environment costs the engine milliseconds on first use). A variable of any other type (an object type,
+# an optional) gets a function of its own, in environments per set of such variables referenced.
+_SHARED_VARIABLE_TYPES = (
+    "DYN", "BOOL", "INT", "UINT", "DOUBLE", "STRING", "BYTES",
+    "LIST<DYN>", "LIST<STRING>", "LIST<INT>", "MAP<STRING, DYN>", "MAP<STRING, STRING>",
+)  # fmt: skip
+
+
+def _shared_variable_function(signature: str) -> str:
+    return "__playground_variables_" + re.sub(r"[^A-Za-z0-9]+", "_", signature).strip("_").lower()
+
+
+def _shared_variable_declarations() -> list[Any]:
+    return [
+        cel.FunctionDecl(
+            _shared_variable_function(signature),
+            [cel.Overload(_shared_variable_function(signature), _engine_type(signature), [cel.Type.STRING],
+                          impl=_resolve_variable)],
+        )
+        for signature in _SHARED_VARIABLE_TYPES
+    ]
+
+
+def _shares_environments(entry: Sequence[str]) -> bool:
+    """Whether a variable (an entry of ``Declarations.variables``) is read through a shared function."""
+    return entry[1] in _SHARED_VARIABLE_TYPES
 
 
 _env_lock = threading.Lock()
@@ -158,11 +195,26 @@ def _admission_types() -> Any:
     return typed_roots(None, None)
 
 
-@lru_cache(maxsize=ENVIRONMENT_CACHE_SIZE)
 def environment(decls: Declarations) -> Any:
     """Build (once) the environment expressions are checked in: ``request`` and ``namespaceObject``
     typed as in the apiserver (and every root of ``decls.types`` typed as given)."""
+    return _checking_environment(_own_functions(decls))
+
+
+@lru_cache(maxsize=ENVIRONMENT_CACHE_SIZE)
+def _checking_environment(decls: Declarations) -> Any:
     return _build_environment(decls, typed=True)
+
+
+def _own_functions(decls: Declarations) -> Declarations:
+    """The declarations an environment is built from: of the variables, those read through a function
+    of their own, and whether any is read through a shared one (whichever variables those are)."""
+    own = tuple(entry for entry in decls.variables or () if not _shares_environments(entry))
+    shared = len(own) < len(decls.variables or ())
+    if own == decls.variables and shared == decls.shared_variables:
+        return decls
+    return Declarations(version=decls.version, params=decls.params, authorizer=decls.authorizer, variables=own,
+                        types=decls.types, shared_variables=shared)
 
 
 def runtime_environment(decls: Declarations) -> Any:
@@ -171,9 +223,10 @@ def runtime_environment(decls: Declarations) -> Any:
     ``decls.types`` (type checking against schemas, which never runs a program) the checking one."""
     if decls.types is not None:
         return environment(decls)
-    names = None if decls.variables is None else tuple((entry[0], "DYN") for entry in decls.variables)
-    return _runtime_environment(Declarations(version=decls.version, params=decls.params,
-                                             authorizer=decls.authorizer, variables=names))
+    own = _own_functions(decls)
+    names = tuple((entry[0], "DYN") for entry in own.variables or ())
+    return _runtime_environment(Declarations(version=decls.version, params=decls.params, authorizer=decls.authorizer,
+                                             variables=names, shared_variables=own.shared_variables))
 
 
 @lru_cache(maxsize=ENVIRONMENT_CACHE_SIZE)
@@ -212,6 +265,8 @@ def _build_environment(decls: Declarations, *, typed: bool) -> Any:
     if decls.authorizer:
         variables.update(library.authorizer_variables(decls.version))
     functions = list(library.function_decls(decls.version))
+    if decls.shared_variables:
+        functions += _shared_variable_declarations()
     for entry in decls.variables or ():
         name, signature = entry[0], _variable_signature(entry, typed)
         encoded = _encoded_signature(signature)
@@ -454,7 +509,10 @@ def _rewrite_variables(text: str, known: Sequence[tuple[str, ...]]) -> _Rewrite:
             if name not in signatures:
                 unknown.append((name, dot))
                 continue
-            call = _variable_function_name(name) + "()"
+            if _shares_environments((name, signatures[name])):
+                call = f"{_shared_variable_function(signatures[name])}('{name}')"
+            else:
+                call = _variable_function_name(name) + "()"
             replacement = call if not _holds_optional(signatures[name]) else f"({_decode_text(signatures[name], call)})"
             begin, finish = m.start(), m.end()
             presence = _PRESENCE_TEST.search(text, 0, begin), _CLOSE.match(text, finish)
@@ -558,7 +616,7 @@ def _environment_declarations(decls: Declarations, text: str) -> Declarations:
     params = decls.params or not mentions(text, "params")
     authorizer = decls.authorizer or not mentions(text, "authorizer")
     variables = decls.variables if mentions(text, "variables") else ()
-    if variables:  # of the composited variables, those the expression references (each a function)
+    if variables:  # of the composited variables, those the expression references
         used = _rewrite_variables(text, variables).used
         variables = tuple(entry for entry in variables if entry[0] in used)
     if (params, authorizer, variables) == (decls.params, decls.authorizer, decls.variables):
@@ -807,6 +865,7 @@ def _guard_presence_tests(text: str) -> str:
 def _translate_compile_message(message: str) -> str:
     # the rewritten call names must never leak into a message; the engine's limits are named as such
     message = re.sub(r"__playground_variable_(\w+)\(\)", r"variables.\1", message)
+    message = re.sub(r"__playground_variables_\w+\('(\w+)'\)", r"variables.\1", message)
     return library.translate_compile_message(message)
 
 
