@@ -224,7 +224,7 @@ def test_expressions_reading_variables_of_common_types_share_one_environment():
     assert compile_with_variables("variables.n + 1 > 0", {"n": "INT"}).error is None
     assert compile_with_variables("variables.s.startsWith('a') && variables.l.size() > 0",
                                   {"s": "STRING", "l": "LIST<DYN>"}).error is None
-    assert compile_with_variables("variables.m['k'] == 1 && variables.b", {"m": "MAP<STRING, DYN>", "b": "BOOL"},
+    assert compile_with_variables("variables.m[0] == 1 && variables.b", {"m": "LIST<DYN>", "b": "BOOL"},
                                   ).error is None
     assert c._checking_environment.cache_info().currsize == 1  # one for all three
     # each variable keeps its type

@@ -154,25 +154,24 @@ def _resolve_variable(name: str) -> Any:
 # expressions referencing any of them share one environment, whichever variables they reference (each
 # environment costs the engine milliseconds on first use). A variable of any other type (an object type,
 # an optional) gets a function of its own, in environments per set of such variables referenced.
-_SHARED_VARIABLE_TYPES = (
-    "DYN", "BOOL", "INT", "UINT", "DOUBLE", "STRING", "BYTES",
-    "LIST<DYN>", "LIST<STRING>", "LIST<INT>", "MAP<STRING, DYN>", "MAP<STRING, STRING>",
-)  # fmt: skip
+# The types most variables have (each function declared costs every environment that declares them).
+_SHARED_VARIABLE_TYPES = ("DYN", "BOOL", "INT", "STRING", "LIST<DYN>", "LIST<STRING>")
 
 
 def _shared_variable_function(signature: str) -> str:
     return "__playground_variables_" + re.sub(r"[^A-Za-z0-9]+", "_", signature).strip("_").lower()
 
 
-def _shared_variable_declarations() -> list[Any]:
-    return [
+@cache
+def _shared_variable_declarations() -> tuple[Any, ...]:
+    return tuple(
         cel.FunctionDecl(
             _shared_variable_function(signature),
             [cel.Overload(_shared_variable_function(signature), _engine_type(signature), [cel.Type.STRING],
                           impl=_resolve_variable)],
         )
         for signature in _SHARED_VARIABLE_TYPES
-    ]
+    )
 
 
 def _shares_environments(entry: Sequence[str]) -> bool:
@@ -266,7 +265,7 @@ def _build_environment(decls: Declarations, *, typed: bool) -> Any:
         variables.update(library.authorizer_variables(decls.version))
     functions = list(library.function_decls(decls.version))
     if decls.shared_variables:
-        functions += _shared_variable_declarations()
+        functions += list(_shared_variable_declarations())
     for entry in decls.variables or ():
         name, signature = entry[0], _variable_signature(entry, typed)
         encoded = _encoded_signature(signature)
