@@ -63,9 +63,8 @@ def plain_core(monkeypatch):
         monkeypatch.setattr(validator.CompiledPolicy, "counts_library_cost", property(lambda policy: True))
         data = validator._data
         monkeypatch.setattr(validator, "_data", lambda *a: data(*a[:-1], 1))  # one reader: a plain dict
-        monkeypatch.setattr(cost_cache, "expression_cost",
-                            lambda program, values, tracker: int(library.expression_cost(program, values,
-                                                                                          tracker).total))
+        monkeypatch.setattr(cost_cache, "core_cost", lambda program, values: library.expression_cost(program,
+                                                                                                       values).core)
         caches.clear()
 
     return switch
