@@ -151,6 +151,16 @@ def test_control_characters_are_a_problem_at_their_line():
     assert "U+0000 is not allowed" in problems[0].message
 
 
+@pytest.mark.parametrize("escape", ["\\U00110000", "\\Ua0004AF30"])
+def test_an_escape_code_beyond_unicode_is_a_yaml_problem_at_its_place(escape):
+    text = f'kind: ConfigMap\ndata:\n  a: "x{escape}"\n'
+    docs, problems = load_pane("object", text)
+    assert docs == [] and (problems[0].line, problems[0].column) == (3, 10)  # its hex digits
+    assert problems[0].message.endswith("while parsing a quoted scalar, found invalid Unicode character escape code")
+    result = evaluate({"object": text})  # the whole evaluation answers, naming the pane and the line
+    assert (result["problems"][0]["pane"], result["problems"][0]["line"]) == ("object", 3)
+
+
 def test_limits_are_configurable_through_the_app(monkeypatch):
     monkeypatch.setenv("PLAYGROUND_MAX_DEPTH", "7")
     monkeypatch.setenv("PLAYGROUND_EVALUATION_ISOLATION", "inline")

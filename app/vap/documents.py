@@ -345,11 +345,29 @@ def _load_text(pane: str, source: str, usage: bounds.Usage) -> tuple[list[Docume
         loader = _Loader(source, usage)
     except yaml.reader.ReaderError as exc:  # a character YAML does not allow, found before parsing
         return [], [_reader_problem(pane, source, exc)]
-    return _read(pane, loader, usage, report=True)
+    return _read(pane, loader, usage, report=True, source=source)
 
 
-def _read(pane: str, loader: Any, usage: bounds.Usage, *, report: bool,
-          composed: bool = False) -> tuple[list[Document], list[Problem]]:
+def _libyaml_problem(pane: str, index: int, source: str) -> Problem | None:
+    """The problem libyaml finds in a text, placed (for an error the Python reader does not word as a
+    YAML error: an escape code beyond Unicode makes it fail in ``chr``)."""
+    if _CParser is None:
+        return None
+    parser = _CParser(source)
+    try:
+        while parser.get_event() is not None:
+            pass
+    except yaml.YAMLError as exc:
+        return _yaml_problem(pane, index, exc)
+    except Exception:  # libyaml reads it otherwise: no better place to give
+        return None
+    finally:
+        parser.dispose()
+    return None
+
+
+def _read(pane: str, loader: Any, usage: bounds.Usage, *, report: bool, composed: bool = False,
+          source: str | None = None) -> tuple[list[Document], list[Problem]]:
     """Read every document of a loader's text. A bound exceeded is a problem (raised when ``composed``:
     the loader composed the nodes in C, without their places); an error of the text is one when
     ``report``, and raised otherwise (for the Python loader to read the pane again)."""
@@ -378,10 +396,11 @@ def _read(pane: str, loader: Any, usage: bounds.Usage, *, report: bool,
         if not report:
             raise
         return documents, [_yaml_problem(pane, index, exc)]
-    except (ValueError, TypeError, RecursionError) as exc:
+    except (ValueError, TypeError, RecursionError, OverflowError) as exc:
         if not report:
             raise
-        return documents, [Problem(pane, index, None, None, None, "error", f"invalid YAML or JSON: {exc}")]
+        placed = _libyaml_problem(pane, index, source) if source is not None else None
+        return documents, [placed or Problem(pane, index, None, None, None, "error", f"invalid YAML or JSON: {exc}")]
     finally:
         loader.dispose()
     return _bounded(_expand_lists(documents), usage)
