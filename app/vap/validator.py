@@ -243,7 +243,8 @@ def _run(
     scope: cel.VariableScope | None,
     tracker: Any,
 ) -> ExpressionRecord:
-    """Evaluate one expression; ``tracker`` (:func:`library.track_cost`, active) counts library calls.
+    """Evaluate one expression; ``tracker`` counts library calls (the active one; one never active, its
+    count 0, for a policy calling no costed library function).
 
     Its cost: the library calls as counted, the rest estimated from the AST and the input sizes (the
     estimate is remembered per input shape, see :mod:`cost_cache`); a cost the estimator cannot work
