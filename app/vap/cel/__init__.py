@@ -19,9 +19,11 @@ run-time environment never type-checks, which spares it the engine's first-compi
 milliseconds per environment).
 
 Environments are shared as widely as exactness allows: a root an expression never names (``params``,
-``authorizer``, ``variables``) is declared as in most environments, and a check in another version's
-environment (API validation uses the previous version's) is made in the evaluation version's when the
-two declare nothing differently that the expression names (:func:`library.declaration_changes`).
+``authorizer``, ``variables``) is declared as in most environments; a variable of a common type is read
+through one function per type taking its name, so expressions referencing such variables share one
+environment whichever they reference; and a check in another version's environment (API validation uses
+the previous version's) is made in the evaluation version's when the two declare nothing differently
+that the expression names (:func:`library.declaration_changes`).
 
 Caches, each bounded (least recently used entries are dropped): :data:`ENVIRONMENT_CACHE_SIZE`
 environments of each kind, and :data:`COMPILE_CACHE_SIZE` compiled expressions.
