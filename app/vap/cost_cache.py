@@ -304,11 +304,6 @@ def _has_room(entry: _Entry) -> bool:
     return len(entry.shapes) < _MAX_SHAPES or any(len(shape.known) < _MAX_VALUES for shape in entry.shapes)
 
 
-def expression_cost(program: Any, data: Mapping[str, Any], tracker: Any) -> int:
-    """The same number as ``library.expression_cost(program, data, tracker).total``."""
-    return core_cost(program, data) + (tracker.library_cost if tracker is not None else 0)
-
-
 def core_cost(program: Any, data: Mapping[str, Any]) -> int:
     """The same number as ``library.expression_cost(program, data).core``: the estimate of everything
     but library calls."""
