@@ -330,6 +330,7 @@ def load_pane(pane: str, source: Any, usage: bounds.Usage | None = None) -> tupl
 
 
 def _load_text(pane: str, source: str, usage: bounds.Usage) -> tuple[list[Document], list[Problem]]:
+    libyaml_error: yaml.YAMLError | None = None
     if _CParser is not None:
         before = usage.counts()
         if len(source) <= _COMPOSED_IN_C:
@@ -339,38 +340,24 @@ def _load_text(pane: str, source: str, usage: bounds.Usage) -> tuple[list[Docume
                 usage.restore(before)
         try:
             return _read(pane, _FastLoader(source, usage), usage, report=False)
-        except Exception:  # not YAML libyaml reads, or not text it takes: read (and report) in Python
+        except Exception as exc:  # not YAML libyaml reads, or not text it takes: read (and report) in Python
             usage.restore(before)
+            if isinstance(exc, yaml.YAMLError):
+                libyaml_error = exc
     try:
         loader = _Loader(source, usage)
     except yaml.reader.ReaderError as exc:  # a character YAML does not allow, found before parsing
         return [], [_reader_problem(pane, source, exc)]
-    return _read(pane, loader, usage, report=True, source=source)
-
-
-def _libyaml_problem(pane: str, index: int, source: str) -> Problem | None:
-    """The problem libyaml finds in a text, placed (for an error the Python reader does not word as a
-    YAML error: an escape code beyond Unicode makes it fail in ``chr``)."""
-    if _CParser is None:
-        return None
-    parser = _CParser(source)
-    try:
-        while parser.get_event() is not None:
-            pass
-    except yaml.YAMLError as exc:
-        return _yaml_problem(pane, index, exc)
-    except Exception:  # libyaml reads it otherwise: no better place to give
-        return None
-    finally:
-        parser.dispose()
-    return None
+    return _read(pane, loader, usage, report=True, libyaml_error=libyaml_error)
 
 
 def _read(pane: str, loader: Any, usage: bounds.Usage, *, report: bool, composed: bool = False,
-          source: str | None = None) -> tuple[list[Document], list[Problem]]:
+          libyaml_error: yaml.YAMLError | None = None) -> tuple[list[Document], list[Problem]]:
     """Read every document of a loader's text. A bound exceeded is a problem (raised when ``composed``:
     the loader composed the nodes in C, without their places); an error of the text is one when
-    ``report``, and raised otherwise (for the Python loader to read the pane again)."""
+    ``report``, and raised otherwise (for the Python loader to read the pane again). ``libyaml_error``:
+    what libyaml found in the text, which places an error the Python reader does not word as a YAML
+    error (an escape code beyond Unicode makes it fail in ``chr``)."""
     documents: list[Document] = []
     index = 0
     try:
@@ -399,8 +386,9 @@ def _read(pane: str, loader: Any, usage: bounds.Usage, *, report: bool, composed
     except (ValueError, TypeError, RecursionError, OverflowError) as exc:
         if not report:
             raise
-        placed = _libyaml_problem(pane, index, source) if source is not None else None
-        return documents, [placed or Problem(pane, index, None, None, None, "error", f"invalid YAML or JSON: {exc}")]
+        if libyaml_error is not None:
+            return documents, [_yaml_problem(pane, index, libyaml_error)]
+        return documents, [Problem(pane, index, None, None, None, "error", f"invalid YAML or JSON: {exc}")]
     finally:
         loader.dispose()
     return _bounded(_expand_lists(documents), usage)
