@@ -111,14 +111,20 @@ class CompiledPolicy:
         return sum(msg is not None for _, _, msg in self.validations) + len(self.variables)
 
     @functools.cached_property
+    def audit_shares_values(self) -> bool:
+        """Whether the auditAnnotations see the validations' values: they see the full Namespace and no
+        authorizer, which makes no difference when the policy reads neither."""
+        return not self.uses_authorizer and not self.reach.uses("namespaceObject")
+
+    @functools.cached_property
     def validation_readers(self) -> int:
         """How many expressions and variables may be evaluated on the validations' values: the
-        messageExpressions and auditAnnotations too when they see the same values (see ``_validate``)."""
+        messageExpressions (which see no authorizer) and auditAnnotations too when they see the same."""
         readers = len(self.validations) + len(self.variables)
         if not self.uses_authorizer:
             readers += self.message_readers - len(self.variables)
-            if not self.reach.uses("namespaceObject"):
-                readers += len(self.audit_annotations)
+        if self.audit_shares_values:
+            readers += len(self.audit_annotations)
         return readers
 
 
@@ -435,7 +441,7 @@ def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, trac
     message_budget_error: str | None = None
     if budget_error is None and policy.has_messages:
         message_data = data
-        if authorizer is not None:
+        if policy.uses_authorizer:
             message_data = _data(prune_namespace, inputs, inv.namespace_object, None, policy.message_readers)
         message_scope = _scope(policy, message_data, scopes)
         for _, _, msg in policy.validations:
@@ -461,10 +467,8 @@ def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, trac
 
     # auditAnnotations: fresh budget, the full Namespace, no authorizer.
     if policy.audit_annotations:
-        # the same values as the validations' when the policy reads no Namespace and no authorizer
-        same = authorizer is None and prune_namespace is None
         audit_data = data
-        if not same:
+        if not policy.audit_shares_values:
             audit_data = _data(prune_namespace, inputs, inv.namespace_full, None,
                                len(policy.audit_annotations) + len(policy.variables))
         audit_scope = _scope(policy, audit_data, scopes)
