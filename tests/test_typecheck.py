@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from app import examples, vap
-from app.vap import reach, typecheck
+from app.vap import cel, reach, typecheck
 from app.vap.cel import library
 from app.vap.resources import builtin_table
 from app.vap.schemas import schema_set, schema_versions
@@ -668,6 +668,10 @@ SELECTION_CASES = [
     "size(object.spec.template.spec.containers) > 1 && object.spec.template.spec.containers[0].imagee == ''",
     "object.spec.template.spec.containers.all(c, size(c.ports) > 1 && c.ports[0].hostPortt > 0)",
     "size(object.spec.replicas) > 0", "size(params.spec.tags) > 'x' && params.spec.size.size() > 0",
+    "dyn(object).spec.containerz.all(c, c.x == 1) && dyn(object.spec).template == 1",
+    "dyn(object.spec.replicaz) == 1 || dyn(object.metadata.labels)['a'] == 1 && object.spec.paused == 1",
+    "dyn(object.spec.template.spec.containers).all(c, c.imagee == 1) && dyn(params.spec.size) + 1 == 2",
+    "object.spec.template.spec.containers.all(c, dyn(c).imagee == '' && c.imagee == '')",
 ]
 
 
@@ -703,8 +707,33 @@ def test_a_policy_is_checked_against_the_fields_it_selects():
     sized = _spec(PODS, validations=["size(object.spec.containers) <= 3"])
     fields, _ = typecheck._selected_fields("", sized, "1.36")
     assert fields == {"spec": {"containers": {reach.ELEMENT: {}}}}
+    # what is selected of dyn(): checked as dyn, so none of the wrapped value's fields
+    wrapped = _spec(PODS, validations=["dyn(object).spec.containers.all(c, c.image != '')"])
+    fields, _ = typecheck._selected_fields("", wrapped, "1.36")
+    assert fields == reach.KIND_ONLY
+    assert len(kind_types(schemas.kind("", "v1", "Pod"), schemas, "1.36", fields).file.message_type) == 1
     unsafe = _spec(DEPLOYMENTS, validations=["object.spec.x +"])
     assert typecheck._selected_fields("", unsafe, "1.36")[0] is reach.WHOLE
+
+
+def test_kinds_whose_selected_fields_declare_the_same_types_are_checked_in_one_environment():
+    both = {"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["CREATE"],
+            "resources": ["deployments", "statefulsets"]}
+    cel._checking_environment.cache_clear()
+    issues = _issues(_check(_spec(both, validations=["object.spec.selector + 1 > 0"])))
+    # each kind's message names its own type
+    assert [(kind, message) for _, kind, _, _, message in issues] == [
+        ("apps/v1, Kind=Deployment",
+         "found no matching overload for '_+_' applied to '(Deployment.spec.selector, int)'"),
+        ("apps/v1, Kind=StatefulSet",
+         "found no matching overload for '_+_' applied to '(StatefulSet.spec.selector, int)'"),
+    ]
+    # the dyn checking environment and one for both kinds' types
+    assert cel._checking_environment.cache_info().currsize == 2
+    # fields that differ between the kinds (a StatefulSet has no spec.strategy) keep an environment each
+    issues = _issues(_check(_spec(both, validations=["object.spec.strategy == 1"])))
+    assert [kind for _, kind, *_ in issues] == ["apps/v1, Kind=Deployment", "apps/v1, Kind=StatefulSet"]
+    assert cel._checking_environment.cache_info().currsize == 4
 
 
 def test_expressions_that_do_not_read_the_object_are_checked_alike_without_its_types(monkeypatch):

@@ -186,6 +186,9 @@ def _is_null(e: Any) -> bool:
 
 # The path segment of a list's elements, in the tries of :func:`of_programs` with ``elements``.
 ELEMENT = "@idx"
+# A value whose type matters to a check but none of its fields (nor its elements' fields): ``size(x)``,
+# ``dyn(x)``. A message is declared with no fields, a list with elements of such a message.
+KIND_ONLY: Trie = {ELEMENT: {}}
 # Comprehension variables in scope: the (root, path) of the elements a variable ranges over, or None
 # for one that ranges over anything else (it hides a root of the same name).
 Bindings = dict[str, "tuple[str, list[str]] | None"]
@@ -193,7 +196,8 @@ Bindings = dict[str, "tuple[str, list[str]] | None"]
 
 def _chain(e: Any, roots: set[str], bound: Bindings | None = None) -> tuple[str, list[str]] | None:
     """(root, path) when ``e`` is a root (or a bound comprehension variable) followed by field
-    selections or constant string indexes."""
+    selections or constant string indexes (and, for evaluation, ``dyn()``: with ``bound``, for type
+    checking, what is selected of a ``dyn()`` is not the root's, see :func:`_visit`)."""
     path: list[str] = []
     while True:
         kind = e.WhichOneof("expr_kind")
@@ -221,7 +225,7 @@ def _chain(e: Any, roots: set[str], bound: Bindings | None = None) -> tuple[str,
                     path.append(key)
                     e = call.args[0]
                     continue
-            if call.function == "dyn" and len(call.args) == 1 and not call.HasField("target"):
+            if call.function == "dyn" and len(call.args) == 1 and not call.HasField("target") and bound is None:
                 e = call.args[0]  # dyn() hands its argument on unchanged: dyn(object).spec reads object.spec
                 continue
         return None
@@ -252,11 +256,16 @@ def _visit(e: Any, roots: set[str], reach: Reach, elements: bool) -> None:
                 if other_chain is not None:  # compared with null: presence and nullness only
                     reach.add(other_chain[0], other_chain[1], {})
                     continue
+            if bound is not None and call.function == "dyn" and len(args) == 1 and not call.HasField("target"):
+                wrapped = _chain(args[0], roots, bound)
+                if wrapped is not None:  # checked as dyn: its type's kind, none of its fields
+                    reach.add(wrapped[0], wrapped[1], KIND_ONLY)
+                    continue
             if bound is not None and call.function == "size":
                 operand = call.target if call.HasField("target") and not args else args[0] if len(args) == 1 else None
                 sized = _chain(operand, roots, bound) if operand is not None else None
                 if sized is not None:  # the size of a value: its type's kind, none of its elements' fields
-                    reach.add(sized[0], sized[1], {ELEMENT: {}})
+                    reach.add(sized[0], sized[1], KIND_ONLY)
                     continue
             if call.function == "@in" and len(args) == 2:
                 key = _const_string(args[0])

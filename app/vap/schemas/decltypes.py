@@ -42,7 +42,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -377,15 +377,45 @@ def kind_types(schema: KindSchema, schemas: SchemaSet, version: str, fields: Any
         if found is not None:
             _kind_cache.move_to_end(key)
             return found
-    package = "playground.schemas.t" + hashlib.sha256(key.encode()).hexdigest()[:16]
-    builder = _Builder(schemas, package, keywords_as_fields=keywords)
+    builder = _Builder(schemas, _UNNAMED, keywords_as_fields=keywords)
     root = builder.shape(schema.root, schema.kind, resource_root=True, fields=fields)
-    types = KindTypes(builder.file, root, dict(builder.display))
+    types = _named_by_content(builder.file, root, builder.display)
     with _kind_lock:
         types = _kind_cache.setdefault(key, types)
         while len(_kind_cache) > _KIND_CACHE_SIZE:
             _kind_cache.popitem(last=False)
     return types
+
+
+# The package types are built in, then renamed after their content (see _named_by_content).
+_UNNAMED = "playground.schemas.t" + "0" * 16
+
+
+def _named_by_content(file: Any, root: Shape, display: Mapping[str, str]) -> KindTypes:
+    """The built types, their package named after what they declare: two kinds whose selected fields
+    declare the same types (a Deployment's and a StatefulSet's ``spec.replicas``) get one package, so
+    their type checks share one environment and one compile per expression (an environment costs the
+    engine milliseconds on first use). Only the display names, applied to a check's messages, differ."""
+    package = "playground.schemas.t" + hashlib.sha256(file.SerializeToString(deterministic=True)).hexdigest()[:16]
+
+    def rename(name: str) -> str:
+        return package + name[len(_UNNAMED):] if name.startswith(_UNNAMED + ".") else name
+
+    def rename_shape(shape: Shape) -> Shape:
+        elem = rename_shape(shape.elem) if shape.elem is not None else None
+        return replace(shape, message=rename(shape.message), elem=elem)
+
+    def rename_fields(messages: Any) -> None:
+        for msg in messages:
+            for fd in msg.field:
+                if fd.type_name.startswith("." + _UNNAMED + "."):
+                    fd.type_name = "." + rename(fd.type_name[1:])
+            rename_fields(msg.nested_type)
+
+    file.package = package
+    file.name = f"playground_schemas/{package.replace('.', '_')}.proto"
+    rename_fields(file.message_type)
+    return KindTypes(file, rename_shape(root), {rename(name): path for name, path in display.items()})
 
 
 def _jsonable(fields: Any) -> Any:
