@@ -226,7 +226,10 @@ def test_expressions_reading_variables_of_common_types_share_one_environment():
                                   {"s": "STRING", "l": "LIST<DYN>"}).error is None
     assert compile_with_variables("variables.m[0] == 1 && variables.b", {"m": "LIST<DYN>", "b": "BOOL"},
                                   ).error is None
-    assert c._checking_environment.cache_info().currsize == 1  # one for all three
+    assert compile_with_variables("variables.labels['app'] == 'web'", {"labels": "MAP<STRING, STRING>"}).error is None
+    # and with expressions that reference no variable
+    assert compile_with_variables("object.spec.replicas > 1", {"n": "INT"}).error is None
+    assert c._checking_environment.cache_info().currsize == 1  # one for all five
     # each variable keeps its type
     wrong = compile_with_variables("variables.s + 1 == 2 || variables.l[0] + 1 > 0",
                                    {"s": "STRING", "l": "LIST<STRING>"})

@@ -92,9 +92,6 @@ class Declarations:
     # pool holding them, for type checking against schemas (app.vap.schemas.decltypes.TypedRoots); None:
     # object, oldObject and params are dyn, request and namespaceObject the apiserver's types.
     types: Any = None
-    # Whether the environment declares the functions variables of common types are read through (see
-    # _SHARED_VARIABLE_TYPES): set where environments are built, for expressions that reference such a variable.
-    shared_variables: bool = False
 
 
 @dataclass
@@ -155,9 +152,10 @@ def _resolve_variable(name: str) -> Any:
 # Variables of these types are read through one function per type, taking the variable's name:
 # expressions referencing any of them share one environment, whichever variables they reference (each
 # environment costs the engine milliseconds on first use). A variable of any other type (an object type,
-# an optional) gets a function of its own, in environments per set of such variables referenced.
-# The types most variables have (each function declared costs every environment that declares them).
-_SHARED_VARIABLE_TYPES = ("DYN", "BOOL", "INT", "STRING", "LIST<DYN>", "LIST<STRING>")
+# an optional, a nested list) gets a function of its own, in environments per set of such variables
+# referenced. The types most variables have: every environment declares a function for each.
+_SHARED_VARIABLE_TYPES = ("DYN", "BOOL", "INT", "UINT", "DOUBLE", "STRING", "LIST<DYN>", "LIST<STRING>", "LIST<INT>",
+                          "MAP<STRING, DYN>", "MAP<STRING, STRING>", "MAP<STRING, INT>", "LIST<MAP<STRING, DYN>>")
 
 
 def _shared_variable_function(signature: str) -> str:
@@ -209,13 +207,14 @@ def _checking_environment(decls: Declarations) -> Any:
 
 def _own_functions(decls: Declarations) -> Declarations:
     """The declarations an environment is built from: of the variables, those read through a function
-    of their own, and whether any is read through a shared one (whichever variables those are)."""
-    own = tuple(entry for entry in decls.variables or () if not _shares_environments(entry))
-    shared = len(own) < len(decls.variables or ())
-    if own == decls.variables and shared == decls.shared_variables:
+    of their own (every environment declares the shared ones, whichever variables those are)."""
+    if decls.variables is None:
+        return decls
+    own = tuple(entry for entry in decls.variables if not _shares_environments(entry))
+    if own == decls.variables:
         return decls
     return Declarations(version=decls.version, params=decls.params, authorizer=decls.authorizer, variables=own,
-                        types=decls.types, shared_variables=shared)
+                        types=decls.types)
 
 
 def runtime_environment(decls: Declarations) -> Any:
@@ -227,7 +226,7 @@ def runtime_environment(decls: Declarations) -> Any:
     own = _own_functions(decls)
     names = tuple((entry[0], "DYN") for entry in own.variables or ())
     return _runtime_environment(Declarations(version=decls.version, params=decls.params, authorizer=decls.authorizer,
-                                             variables=names, shared_variables=own.shared_variables))
+                                             variables=names))
 
 
 @lru_cache(maxsize=ENVIRONMENT_CACHE_SIZE)
@@ -265,9 +264,9 @@ def _build_environment(decls: Declarations, *, typed: bool) -> Any:
         variables["params"] = cel.Type.DYN
     if decls.authorizer:
         variables.update(library.authorizer_variables(decls.version))
-    functions = list(library.function_decls(decls.version))
-    if decls.shared_variables:
-        functions += list(_shared_variable_declarations())
+    # the functions variables of common types are read through, in every environment (declaring them costs
+    # the engine nothing measurable; an expression naming them is refused, see _internal_names)
+    functions = [*library.function_decls(decls.version), *_shared_variable_declarations()]
     for entry in decls.variables or ():
         name, signature = entry[0], _variable_signature(entry, typed)
         encoded = _encoded_signature(signature)
