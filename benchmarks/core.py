@@ -132,7 +132,7 @@ def capture(payload: Mapping[str, Any]) -> Capture:
     if version not in library.SUPPORTED_VERSIONS:
         version = library.DEFAULT_VERSION
     result = Capture(version=version, expressions=policy_expressions(payload))
-    original_run = cel._run
+    original_run = cel.run
     original_pruners = validator.CompiledPolicy.pruners
 
     def recording_run(compiled: cel.Compiled, data: Any, scope: Any) -> Any:
@@ -153,7 +153,7 @@ def capture(payload: Mapping[str, Any]) -> Capture:
             result.authorizers.append(inv.authorizer)
         return original_validate(policy, inv, failure_policy)
 
-    cel._run = recording_run
+    cel.run = recording_run
     validator.validate = recording_validate
     # the inputs as given, every root whole, not cut down to what the policy reads (the playground's own
     # optimisation)
@@ -161,7 +161,7 @@ def capture(payload: Mapping[str, Any]) -> Capture:
     try:
         evaluate_module.evaluate(payload)
     finally:
-        cel._run = original_run
+        cel.run = original_run
         validator.validate = original_validate
         validator.CompiledPolicy.pruners = original_pruners  # type: ignore[method-assign]
     return result

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from time import perf_counter
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import cel, cost_cache, reach
 from .cel import library
@@ -100,6 +100,15 @@ class CompiledPolicy:
         """Whether an expression of the policy (a variable included) may call a library function that
         charges a cost."""
         return any(library.counts_library_cost(c.program) for c in self.expressions if c.program is not None)
+
+    @functools.cached_property
+    def validation_plan(self) -> tuple[PlannedValidation, ...]:
+        """Each validation with what its decision needs that no evaluation changes."""
+        return tuple(
+            PlannedValidation(index, validation, compiled, msg, _static_message(validation, compiled),
+                              str(validation.get("reason") or "Invalid"), validation.get("messageExpression"))
+            for index, (validation, compiled, msg) in enumerate(self.validations)
+        )
 
     @functools.cached_property
     def has_messages(self) -> bool:
@@ -262,7 +271,10 @@ def _run(
     error = None
     engine_limit = False
     try:
-        result = cel.evaluate(compiled, data, scope)
+        if compiled.unsafe or compiled.program is None:
+            result = cel.evaluate(compiled, data, scope)  # raises the error it would run into
+        else:
+            result = cel.run(compiled, data, scope)
     except cel.EvaluationError as exc:
         result = None
         error = f"expression '{compiled.expression}' resulted in error: {exc}"
@@ -378,165 +390,173 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
 def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, tracker: Any) -> ValidateResult:
     err_action = ADMIT if failure_policy == "Ignore" else DENY
     out = ValidateResult()
-    scopes: list[cel.VariableScope] = []
     pruners = policy.pruners
-    prune_namespace = pruners[4]
     inputs = _inputs(policy, pruners, inv)
     authorizer = inv.authorizer if policy.uses_authorizer else None
-
-    # matchConditions: all evaluated, any false skips; errors under failurePolicy. They see the request's
-    # original resource, no Namespace.
-    if policy.match_conditions:
-        match_inputs = inputs
-        if "request" in inputs:
-            match_inputs = {**inputs, "request": {**inputs["request"], "resource": inv.request_original_resource}}
-        data = _data(prune_namespace, match_inputs, None, authorizer, len(policy.match_conditions))
-        remaining = MATCH_CONDITIONS_BUDGET  # the cost budget
-        any_false = False
-        errors: list[str] = []
-        for name, compiled in policy.match_conditions:
-            rec = _run(compiled, data, None, tracker)
-            remaining -= rec.cost or 0
-            if remaining < 0:
-                errors = [OUT_OF_BUDGET]
-                any_false = False
-                out.match_conditions.append({"name": name, "expression": compiled.expression, "result": None,
-                                             "error": errors[0], "cost": rec.cost, "engineLimit": False})
-                break
-            out.match_conditions.append({"name": name, "expression": compiled.expression, "result": rec.result,
-                                         "error": rec.error, "cost": rec.cost, "engineLimit": rec.engine_limit})
-            if rec.error is not None:
-                errors.append(rec.error)
-            elif rec.result is False:
-                any_false = True
-        if any_false:
-            out.matched = False
-            return out
-        if errors:
-            unique = list(dict.fromkeys(errors))
-            message = unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
-            out.match_error = message
-            if err_action == ADMIT:
-                out.matched = False
-                return out
-            out.decisions.append(PolicyDecision(DENY, ERROR, message))
-            return out
+    if policy.match_conditions and not _match(policy, inv, inputs, authorizer, err_action, tracker, out):
+        return out
 
     # validations, then every messageExpression, against one budget.
-    data = _data(prune_namespace, inputs, inv.namespace_object, authorizer, policy.validation_readers)
-    scope = _scope(policy, data, scopes)
+    scopes: list[cel.VariableScope] = []
+    data: Mapping[str, Any] | cel.Activation = inputs  # one expression reading neither Namespace nor authorizer
+    if pruners[4] is not None or authorizer is not None or policy.validation_readers > 1:
+        data = _data(pruners[4], inputs, inv.namespace_object, authorizer, policy.validation_readers)
+    scope = _scope(policy, data, scopes) if policy.variables else None
     remaining = RUNTIME_BUDGET
-    records: list[ExpressionRecord] = []
-    budget_error: str | None = None
-    for _, compiled, _ in policy.validations:
-        rec = _run(compiled, data, scope, tracker)
-        records.append(rec)
-        remaining -= rec.cost or 0
-        if remaining < 0:
-            budget_error = OUT_OF_BUDGET
-            break
-    # messageExpressions see the same values but authorizer: when no expression of the policy (a variable
-    # included) references authorizer, the validations' activation serves them as well
-    messages: list[ExpressionRecord | None] = []
-    message_budget_error: str | None = None
-    if budget_error is None and policy.has_messages:
+    decisions, validation_records = out.decisions, out.validations
+    if not policy.has_messages:  # each validation decided as it is evaluated
+        for planned in policy.validation_plan:
+            rec = _run(planned.compiled, data, scope, tracker)
+            remaining -= rec.cost or 0
+            if remaining < 0:
+                return _out_of_budget(policy, scopes, err_action, out)
+            _decide(planned, rec, None, None, err_action, decisions, validation_records)
+    else:
+        records: list[ExpressionRecord] = []
+        for planned in policy.validation_plan:
+            rec = _run(planned.compiled, data, scope, tracker)
+            records.append(rec)
+            remaining -= rec.cost or 0
+            if remaining < 0:
+                return _out_of_budget(policy, scopes, err_action, out)
+        # messageExpressions see the same values but authorizer: when no expression of the policy (a
+        # variable included) references authorizer, the validations' activation serves them as well; their
+        # variables are evaluated afresh, as the apiserver's message filter composes its own
         message_data = data
         if policy.uses_authorizer:
-            message_data = _data(prune_namespace, inputs, inv.namespace_object, None, policy.message_readers)
-        message_scope = _scope(policy, message_data, scopes)
-        for _, _, msg in policy.validations:
-            if msg is None:
+            message_data = _data(pruners[4], inputs, inv.namespace_object, None, policy.message_readers)
+        message_scope = _scope(policy, message_data, scopes) if policy.variables else None
+        messages: list[ExpressionRecord | None] = []
+        message_budget_error: str | None = None
+        for planned in policy.validation_plan:
+            if planned.message_compiled is None:
                 messages.append(None)
                 continue
-            rec = _run(msg, message_data, message_scope, tracker)
+            rec = _run(planned.message_compiled, message_data, message_scope, tracker)
             messages.append(rec)
             remaining -= rec.cost or 0
             if remaining < 0:
                 message_budget_error = OUT_OF_BUDGET
                 break
-    if budget_error is not None:
-        # validator.go returns at once: no message, no decision per validation, no audit annotations.
-        out.decisions = [PolicyDecision(err_action, ERROR, budget_error)]
-        out.variables = _variable_records(policy, scopes)
-        return out
-    for i, ((validation, compiled, _), rec) in enumerate(zip(policy.validations, records, strict=True)):
-        msg_rec = messages[i] if i < len(messages) else None
-        decision = _decide(i, validation, compiled, rec, msg_rec, message_budget_error, err_action)
-        out.decisions.append(decision)
-        out.validations.append(_validation_record(i, validation, compiled, rec, msg_rec, decision))
-
-    # auditAnnotations: fresh budget, the full Namespace, no authorizer.
+        for planned, rec in zip(policy.validation_plan, records, strict=True):
+            msg_rec = messages[planned.index] if planned.index < len(messages) else None
+            _decide(planned, rec, msg_rec, message_budget_error, err_action, decisions, validation_records)
     if policy.audit_annotations:
-        audit_data = data
-        if not policy.audit_shares_values:
-            audit_data = _data(prune_namespace, inputs, inv.namespace_full, None,
-                               len(policy.audit_annotations) + len(policy.variables))
-        audit_scope = _scope(policy, audit_data, scopes)
-        remaining = RUNTIME_BUDGET  # a fresh budget
-        results: list[AuditAnnotationResult] = []
-        failed = False
-        for key, compiled in policy.audit_annotations:
-            rec = _run(compiled, audit_data, audit_scope, tracker)
-            remaining -= rec.cost or 0
-            if remaining < 0:
-                failed = True
-                break
-            results.append(_audit_result(key, compiled, rec, failure_policy))
-        if failed:
-            out.decisions = [PolicyDecision(err_action, ERROR, OUT_OF_BUDGET)]
-        else:
-            out.audit_annotations = results
-    out.variables = _variable_records(policy, scopes)
+        _audit(policy, inv, inputs, data, scopes, failure_policy, err_action, tracker, out)
+    if policy.variables:
+        out.variables = _variable_records(policy, scopes)
     return out
 
 
+def _out_of_budget(policy: CompiledPolicy, scopes: list[cel.VariableScope], err_action: str,
+                   out: ValidateResult) -> ValidateResult:
+    """The validations ran out of the runtime budget: validator.go returns at once, with no message, no
+    decision per validation and no audit annotations."""
+    out.decisions = [PolicyDecision(err_action, ERROR, OUT_OF_BUDGET)]
+    out.validations = []
+    if policy.variables:
+        out.variables = _variable_records(policy, scopes)
+    return out
+
+
+def _match(policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any], authorizer: Any, err_action: str,
+           tracker: Any, out: ValidateResult) -> bool:
+    """The matchConditions, recorded in ``out``: all evaluated, any false skips the policy; errors under
+    failurePolicy. They see the request's original resource, no Namespace. False: the evaluation ends."""
+    match_inputs = inputs
+    if "request" in inputs:
+        match_inputs = {**inputs, "request": {**inputs["request"], "resource": inv.request_original_resource}}
+    data = _data(policy.pruners[4], match_inputs, None, authorizer, len(policy.match_conditions))
+    remaining = MATCH_CONDITIONS_BUDGET  # the cost budget
+    any_false = False
+    errors: list[str] = []
+    for name, compiled in policy.match_conditions:
+        rec = _run(compiled, data, None, tracker)
+        remaining -= rec.cost or 0
+        if remaining < 0:
+            errors = [OUT_OF_BUDGET]
+            any_false = False
+            out.match_conditions.append({"name": name, "expression": compiled.expression, "result": None,
+                                         "error": errors[0], "cost": rec.cost, "engineLimit": False})
+            break
+        out.match_conditions.append({"name": name, "expression": compiled.expression, "result": rec.result,
+                                     "error": rec.error, "cost": rec.cost, "engineLimit": rec.engine_limit})
+        if rec.error is not None:
+            errors.append(rec.error)
+        elif rec.result is False:
+            any_false = True
+    if any_false:
+        out.matched = False
+        return False
+    if errors:
+        unique = list(dict.fromkeys(errors))
+        message = unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
+        out.match_error = message
+        if err_action == ADMIT:
+            out.matched = False
+        else:
+            out.decisions.append(PolicyDecision(DENY, ERROR, message))
+        return False
+    return True
+
+
+def _audit(policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any], data: Any,
+           scopes: list[cel.VariableScope], failure_policy: str, err_action: str, tracker: Any,
+           out: ValidateResult) -> None:
+    """The auditAnnotations, recorded in ``out``: a fresh budget, the full Namespace, no authorizer."""
+    audit_data = data
+    if not policy.audit_shares_values:
+        audit_data = _data(policy.pruners[4], inputs, inv.namespace_full, None,
+                           len(policy.audit_annotations) + len(policy.variables))
+    audit_scope = _scope(policy, audit_data, scopes)
+    remaining = RUNTIME_BUDGET  # a fresh budget
+    results: list[AuditAnnotationResult] = []
+    for key, compiled in policy.audit_annotations:
+        rec = _run(compiled, audit_data, audit_scope, tracker)
+        remaining -= rec.cost or 0
+        if remaining < 0:
+            out.decisions = [PolicyDecision(err_action, ERROR, OUT_OF_BUDGET)]
+            return
+        results.append(_audit_result(key, compiled, rec, failure_policy))
+    out.audit_annotations = results
+
+
+class PlannedValidation(NamedTuple):
+    """A validation of a compiled policy, with what its decision needs that no evaluation changes."""
+
+    index: int
+    validation: Mapping[str, Any]
+    compiled: cel.Compiled
+    message_compiled: cel.Compiled | None
+    static_message: str  # the message of a false validation when no messageExpression gives one
+    reason: str
+    message_expression: Any
+
+
 def _decide(
-    index: int,
-    validation: Mapping[str, Any],
-    compiled: cel.Compiled,
+    planned: PlannedValidation,
     rec: ExpressionRecord,
     msg_rec: ExpressionRecord | None,
     message_budget_error: str | None,
     err_action: str,
-) -> PolicyDecision:
+    decisions: list[PolicyDecision],
+    records: list[dict[str, Any]],
+) -> None:
+    """The decision of one validation, and its record for the results view, appended to the lists."""
     if rec.error is not None:
-        return PolicyDecision(err_action, ERROR, rec.error, index=index)
-    if message_budget_error is not None:
-        return PolicyDecision(err_action, ERROR, "failed messageExpression: " + message_budget_error, index=index)
-    if rec.result is not True:
-        return PolicyDecision(DENY, DENY, failure_message(validation, compiled, msg_rec),
-                              reason=str(validation.get("reason") or "Invalid"), index=index)
-    return PolicyDecision(ADMIT, ADMIT, index=index)
-
-
-def failure_message(validation: Mapping[str, Any], compiled: cel.Compiled, msg_rec: ExpressionRecord | None) -> str:
-    """The message of a false validation: messageExpression, else message, else the expression."""
-    message = ""
-    if msg_rec is not None and msg_rec.error is None and isinstance(msg_rec.result, str):
-        message = _trim(msg_rec.result)
-        if len(message.encode()) > MESSAGE_EXPRESSION_MAX_BYTES or "\n" in message:
-            message = ""
-    if not message and validation.get("message"):
-        message = _trim(str(validation["message"]))
-    if not message:
-        message = "failed expression: " + _trim(compiled.expression)
-    return message
-
-
-_OUTCOMES = {ADMIT: "pass", DENY: "fail", ERROR: "error"}
-
-
-def _validation_record(
-    index: int,
-    validation: Mapping[str, Any],
-    compiled: cel.Compiled,
-    rec: ExpressionRecord,
-    msg_rec: ExpressionRecord | None,
-    decision: PolicyDecision,
-) -> dict[str, Any]:
+        decision = PolicyDecision(err_action, ERROR, rec.error, index=planned.index)
+    elif message_budget_error is not None:
+        decision = PolicyDecision(err_action, ERROR, "failed messageExpression: " + message_budget_error,
+                                  index=planned.index)
+    elif rec.result is not True:
+        message = planned.static_message if msg_rec is None else failure_message(planned, msg_rec)
+        decision = PolicyDecision(DENY, DENY, message, reason=planned.reason, index=planned.index)
+    else:
+        decision = PolicyDecision(ADMIT, ADMIT, index=planned.index)
+    decisions.append(decision)
     entry: dict[str, Any] = {
-        "index": index,
-        "expression": compiled.expression,
+        "index": planned.index,
+        "expression": planned.compiled.expression,
         "result": rec.result if rec.error is None else None,
         "outcome": _OUTCOMES[decision.evaluation],
         "error": rec.error,
@@ -548,13 +568,31 @@ def _validation_record(
     }
     if msg_rec is not None:
         entry["messageExpression"] = {
-            "expression": validation.get("messageExpression"),
+            "expression": planned.message_expression,
             "value": msg_rec.result if msg_rec.error is None else None,
             "error": msg_rec.error,
             "cost": msg_rec.cost,
             "engineLimit": msg_rec.engine_limit,
         }
-    return entry
+    records.append(entry)
+
+
+def failure_message(planned: PlannedValidation, msg_rec: ExpressionRecord | None) -> str:
+    """The message of a false validation: messageExpression, else message, else the expression."""
+    if msg_rec is not None and msg_rec.error is None and isinstance(msg_rec.result, str):
+        message = _trim(msg_rec.result)
+        if message and len(message.encode()) <= MESSAGE_EXPRESSION_MAX_BYTES and "\n" not in message:
+            return message
+    return planned.static_message
+
+
+def _static_message(validation: Mapping[str, Any], compiled: cel.Compiled) -> str:
+    """The message of a false validation without a messageExpression's: message, else the expression."""
+    message = _trim(str(validation["message"])) if validation.get("message") else ""
+    return message or "failed expression: " + _trim(compiled.expression)
+
+
+_OUTCOMES = {ADMIT: "pass", DENY: "fail", ERROR: "error"}
 
 
 def _audit_result(

@@ -897,7 +897,7 @@ class VariableScope:
             err = EvaluationError(f'composited variable "{name}" fails to compile: {compiled.error}')
         else:
             try:
-                value = _run(compiled, self._data, self)
+                value = run(compiled, self._data, self)
             except EvaluationError as exc:
                 err = EvaluationError(f'composited variable "{name}" fails to evaluate: {exc}')
             else:
@@ -942,7 +942,8 @@ UNCONVERTIBLE_VALUE = (
 )
 
 
-def _run(compiled: Compiled, data: Mapping[str, Any] | Activation, scope: VariableScope | None) -> Any:
+def run(compiled: Compiled, data: Mapping[str, Any] | Activation, scope: VariableScope | None = None) -> Any:
+    """:func:`evaluate` for a program that can run (``compiled.program`` set, ``compiled.unsafe`` not)."""
     # the variables' scope, for the functions `variables.<name>` is rewritten into
     token = _current_scope.set(scope) if compiled.uses_variables else None
     try:
@@ -1029,4 +1030,4 @@ def evaluate(compiled: Compiled, data: Mapping[str, Any] | Activation, scope: Va
         raise EvaluationError(compiled.unsafe)
     if compiled.program is None:
         raise EvaluationError(f"compilation error: {compiled.error}")
-    return _run(compiled, data, scope)
+    return run(compiled, data, scope)
