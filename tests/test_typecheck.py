@@ -736,6 +736,57 @@ def test_kinds_whose_selected_fields_declare_the_same_types_are_checked_in_one_e
     assert cel._checking_environment.cache_info().currsize == 4
 
 
+LIBRARY_FREE_CASES = [
+    *SELECTION_CASES,
+    "object.metadata.name.lowerAscii() == 1", "object.metadata.name.matches(1)",
+    "object.metadata.?labels.?app.orValue('') == 1", "object.metadata.creationTimestamp + duration('1h') == 1",
+    "[object.metadata.name].exists(n, n.startsWith(object.spec.replicas))", "type(object.spec) == 'x'",
+    "object.spec.template.spec.containers.map(c, c.image).join(',') == 1",
+    "variables.n.size() > 0 && variables.n.endsWith(1)",
+]
+
+
+def test_a_policy_calling_no_library_function_is_checked_alike_without_the_library(monkeypatch):
+    def issues_of(expression):
+        spec = _spec(DEPLOYMENTS, PODS, validations=[expression], paramKind={"apiVersion": "example.com/v1",
+                                                                               "kind": "Widget"},
+                     variables=[{"name": "n", "expression": "object.metadata.name"}])
+        return _issues(_check(spec, "1.36", crds=[CRD]))
+
+    lean = {}
+    typed_libraries = []
+    build = cel._build_environment
+
+    def noting(decls, typed):
+        if decls.types is not None:
+            typed_libraries.append(decls.library)
+        return build(decls, typed=typed)
+
+    monkeypatch.setattr(cel, "_build_environment", noting)
+    typecheck.clear_cache()
+    cel._checking_environment.cache_clear()
+    cel._check.cache_clear()
+    for expression in LIBRARY_FREE_CASES:
+        lean[expression] = issues_of(expression)
+    # most cases call no library function: their types were declared in environments without it
+    assert typed_libraries.count(False) >= 20
+    typecheck.clear_cache()
+    cel._checking_environment.cache_clear()
+    cel._check.cache_clear()
+    monkeypatch.setattr(typecheck, "_calls_library", lambda *args: True)
+    assert {expression: issues_of(expression) for expression in LIBRARY_FREE_CASES} == lean
+    assert any(lean.values())  # the cases hold errors
+
+
+def test_a_policy_calling_a_library_function_is_checked_with_the_library():
+    spec = _spec(DEPLOYMENTS, validations=["object.spec.replicas == 1",
+                                           "quantity(object.metadata.name).isInteger() == 'x'"])
+    assert typecheck._calls_library("", spec, "1.36")
+    assert [m for *_, m in _issues(_check(spec))] == [
+        "found no matching overload for '_==_' applied to '(bool, string)'"]
+    assert not typecheck._calls_library("", _spec(DEPLOYMENTS, validations=["object.spec.replicas == 1"]), "1.36")
+
+
 def test_expressions_that_do_not_read_the_object_are_checked_alike_without_its_types(monkeypatch):
     spec = _spec(DEPLOYMENTS, PODS, validations=[
         "request.userInfo.username.startsWith('system:') || variables.admin",

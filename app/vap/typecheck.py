@@ -211,15 +211,18 @@ def _check_site(expression: str, kind: str, typed: cel.Declarations, plain: cel.
     return cel.check_expression(expression, kind, typed)
 
 
-def _compile_all(spec: Mapping[str, Any], version: str, roots: TypedRoots) -> dict[str, cel.Compiled]:
-    """Compile every expression with typed roots; variables typed by their own typed compile."""
+def _compile_all(spec: Mapping[str, Any], version: str, roots: TypedRoots,
+                 library: bool = True) -> dict[str, cel.Compiled]:
+    """Compile every expression with typed roots; variables typed by their own typed compile. ``library``:
+    whether the typed environment declares the library's functions (see :func:`_calls_library`)."""
     has_params = spec.get("paramKind") is not None
     results: dict[str, cel.Compiled] = {}
     visible: list[tuple[str, ...]] = []
     plain_visible: list[tuple[str, ...]] = []  # the variables as typed where object, oldObject and params are dyn
 
     def declarations(types: TypedRoots | None, variables: list[tuple[str, ...]]) -> cel.Declarations:
-        return cel.Declarations(version=version, params=has_params, variables=tuple(variables), types=types)
+        return cel.Declarations(version=version, params=has_params, variables=tuple(variables), types=types,
+                                library=library or types is None)
 
     def plain() -> cel.Declarations | None:
         return declarations(None, plain_visible) if plain_visible == visible else None
@@ -312,14 +315,24 @@ def _selected_fields(name: str, spec: Mapping[str, Any], version: str) -> tuple[
     return obj, roots.get("params") or {}
 
 
+def _calls_library(name: str, spec: Mapping[str, Any], version: str) -> bool:
+    """Whether an expression of the policy calls a function of the library (read from the programs
+    evaluation runs; True when an expression has none): the typed environments of a policy that calls
+    none leave the library out (:attr:`cel.Declarations.library`)."""
+    compiled = validator.compile_policy(name, spec, version).expressions
+    return any(c.program is None or cel.library.calls_library(c.checked_program or c.program, version)
+               for c in compiled)
+
+
 def _check(spec: Mapping[str, Any], version: str, kinds: Sequence[KindSchema], params: KindSchema | None,
            schemas: SchemaSet, explanation: tuple[str, ...], name: str = "") -> TypeChecking:
     object_fields, params_fields = _selected_fields(name, spec, version)
+    library = _calls_library(name, spec, version)
     params_types = kind_types(params, schemas, version, params_fields) if params is not None else None
     per_site: dict[str, list[tuple[str, list[cel.CompileIssue]]]] = {}
     for kind in kinds:
         roots = typed_roots(kind_types(kind, schemas, version, object_fields), params_types)
-        for ref, compiled in _compile_all(spec, version, roots).items():
+        for ref, compiled in _compile_all(spec, version, roots, library).items():
             issues = _issues(compiled, roots)
             if issues:
                 per_site.setdefault(ref, []).append((kind.gvk_text, issues))

@@ -46,7 +46,7 @@ from typing import Any
 
 from cel_expr_python import cel
 
-from . import authz, checks, comparisons, conversions, format, ip, lists, quantity, regex, semver, urls
+from . import astproto, authz, checks, comparisons, conversions, format, ip, lists, quantity, regex, semver, urls
 from . import types as _types
 from ._decl import CostTracker, function, reset_tracker, set_tracker, signature
 from .authz import authorizer_activation, authorizer_value, register_backend, request_resource_value
@@ -77,6 +77,7 @@ __all__ = [
     "SUPPORTED_VERSIONS",
     "authorizer_activation",
     "authorizer_value",
+    "calls_library",
     "authorizer_variables",
     "check_expression",
     "compile_limit_error",
@@ -148,6 +149,32 @@ def _extension_decls(v: tuple[int, int]) -> tuple[tuple[str, list[Any]], ...]:
 @lru_cache(maxsize=32)
 def _extensions(v: tuple[int, int]) -> tuple[Any, ...]:
     return tuple(cel.CelExtension(name, decls) for name, decls in _extension_decls(v))
+
+
+@lru_cache(maxsize=16)
+def _declared_names(v: tuple[int, int]) -> frozenset[str] | None:
+    names: set[str] = set()
+    for decl in (*_function_decls(v), *(d for _, decls in _extension_decls(v) for d in decls)):
+        name = signature(decl)[0]
+        if name == "unknown":
+            return None
+        names.update((name, name.rsplit(".", 1)[-1]))  # as a call names it, with a namespace or not
+    return frozenset(names)
+
+
+def calls_library(program: Any, version: str) -> bool:
+    """Whether a checked program calls a function of a name the library declares (the Kubernetes functions,
+    and those sharing a name with a standard or extension function): one that calls none checks alike in
+    an environment without them (:func:`function_decls`, :func:`extensions`)."""
+    names = _declared_names(version_tuple(version))
+    if names is None:
+        return True
+    try:
+        checked = astproto.checked_expr(program)
+    except Exception:  # too deep to read: assume it may
+        return True
+    return any(node.WhichOneof("expr_kind") == "call_expr" and node.call_expr.function in names
+               for node in astproto.walk(checked.expr))
 
 
 def _unnamed(config: str) -> str:
