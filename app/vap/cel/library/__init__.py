@@ -167,14 +167,7 @@ def calls_library(program: Any, version: str) -> bool:
     and those sharing a name with a standard or extension function): one that calls none checks alike in
     an environment without them (:func:`function_decls`, :func:`extensions`)."""
     names = _declared_names(version_tuple(version))
-    if names is None:
-        return True
-    try:
-        checked = astproto.checked_expr(program)
-    except Exception:  # too deep to read: assume it may
-        return True
-    return any(node.WhichOneof("expr_kind") == "call_expr" and node.call_expr.function in names
-               for node in astproto.walk(checked.expr))
+    return names is None or astproto.calls_any(program, names)
 
 
 def _unnamed(config: str) -> str:

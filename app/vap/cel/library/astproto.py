@@ -306,3 +306,13 @@ def walk(e: Any):
         node = stack.pop()
         yield node
         stack.extend(reversed(children(node)))
+
+
+def calls_any(program: Any, names: Any) -> bool:
+    """Whether a checked program calls a function named in ``names`` (True when it cannot be read)."""
+    try:
+        checked = checked_expr(program)
+    except Exception:  # too deep to read: assume it may
+        return True
+    return any(node.WhichOneof("expr_kind") == "call_expr" and node.call_expr.function in names
+               for node in walk(checked.expr))

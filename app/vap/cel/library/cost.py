@@ -83,12 +83,7 @@ class track_cost:  # noqa: N801 - used as a function: ``with track_cost() as tra
 def counts_library_cost(program: Any) -> bool:
     """Whether evaluating ``program`` may call a library function that charges a cost (else its
     library cost is 0, and no tracker need be active)."""
-    try:
-        checked = astproto.checked_expr(program)
-    except Exception:  # too deep to read: assume it may
-        return True
-    return any(node.WhichOneof("expr_kind") == "call_expr" and node.call_expr.function in COSTED_FUNCTIONS
-               for node in astproto.walk(checked.expr))
+    return astproto.calls_any(program, COSTED_FUNCTIONS)
 
 
 def _size(value: Any) -> int:
