@@ -434,8 +434,10 @@ def display_value(compiled: Compiled, value: Any) -> Any:
 _IDENT = re.compile(r"[_a-zA-Z][_a-zA-Z0-9]*")
 
 
-def _code_spans(text: str) -> list[tuple[int, int]]:
-    """Return the (start, end) spans of ``text`` that are code: not string literals or comments."""
+@lru_cache(maxsize=COMPILE_CACHE_SIZE)
+def _code_spans(text: str) -> tuple[tuple[int, int], ...]:
+    """Return the (start, end) spans of ``text`` that are code: not string literals or comments (read
+    several times for each expression compiled)."""
     spans: list[tuple[int, int]] = []
     i, start, n = 0, 0, len(text)
     while i < n:
@@ -462,7 +464,7 @@ def _code_spans(text: str) -> list[tuple[int, int]]:
             continue
         i += 1
     spans.append((start, n))
-    return [s for s in spans if s[0] < s[1]]
+    return tuple(s for s in spans if s[0] < s[1])
 
 
 _VARIABLE_REF = re.compile(r"(?<![\w.])variables\s*\.\s*([_a-zA-Z][_a-zA-Z0-9]*)(?!\s*\()")
