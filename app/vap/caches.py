@@ -13,7 +13,7 @@ and ``namespaceObject``) stays loaded.
 from __future__ import annotations
 
 from . import cel, cost_cache, documents, typecheck, validator
-from .cel.library import errors, regex, urls
+from .cel.library import astproto, errors, regex, urls
 from .schemas import decltypes
 
 
@@ -26,6 +26,7 @@ def clear() -> None:
     cel._runtime_environment.cache_clear()
     for function in (cel._code_spans, cel._mention, cel._error_text, cel._root_fields):  # read of expression texts
         function.cache_clear()
+    astproto.clear_cache()
     validator._compile_policy.cache_clear()
     typecheck.clear_cache()
     cost_cache.clear()

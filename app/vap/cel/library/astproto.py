@@ -221,8 +221,30 @@ def _classes() -> dict[str, Any]:
     }
 
 
+# Checked ASTs already read, by program (the program kept, so that its id is not reused): a program is read
+# by several analyses (cost, reach, compile checks, the functions it calls). Emptied when full.
+_CHECKED: dict[int, tuple[Any, Any]] = {}
+_CHECKED_SIZE = 1024
+
+
+def clear_cache() -> None:
+    _CHECKED.clear()
+
+
 def checked_expr(program: Any) -> Any:
-    """Parse ``program.serialize()`` into a CheckedExpr message (own wire-compatible classes)."""
+    """The CheckedExpr message of ``program.serialize()`` (own wire-compatible classes), read once per
+    program: a shared message, which its readers must not change."""
+    found = _CHECKED.get(id(program))
+    if found is not None and found[0] is program:
+        return found[1]
+    checked = _read_checked(program)
+    if len(_CHECKED) >= _CHECKED_SIZE:
+        _CHECKED.clear()
+    _CHECKED[id(program)] = (program, checked)
+    return checked
+
+
+def _read_checked(program: Any) -> Any:
     raw = program.serialize()
     if not isinstance(raw, bytes | bytearray):
         # a google.protobuf.Any message
