@@ -787,6 +787,18 @@ def test_a_policy_calling_a_library_function_is_checked_with_the_library():
     assert not typecheck._calls_library("", _spec(DEPLOYMENTS, validations=["object.spec.replicas == 1"]), "1.36")
 
 
+def test_object_and_params_are_of_distinct_types_even_of_one_kind():
+    # the apiserver names the types of each root uniquely (generateUniqueTypeName): a Deployment param's
+    # selector is not of the object's selector type, even where the fields selected of both are the same
+    spec = _spec(DEPLOYMENTS, validations=["object.spec.selector == params.spec.selector",
+                                           "object.spec.replicas == params.spec.replicas"],
+                 paramKind={"apiVersion": "apps/v1", "kind": "Deployment"})
+    assert [(ref, m) for ref, _, _, _, m in _issues(_check(spec))] == [
+        ("spec.validations[0].expression",
+         "found no matching overload for '_==_' applied to '(Deployment.spec.selector, Deployment.spec.selector)'"),
+    ]
+
+
 def test_expressions_that_do_not_read_the_object_are_checked_alike_without_its_types(monkeypatch):
     spec = _spec(DEPLOYMENTS, PODS, validations=[
         "request.userInfo.username.startsWith('system:') || variables.admin",

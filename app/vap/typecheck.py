@@ -328,7 +328,7 @@ def _check(spec: Mapping[str, Any], version: str, kinds: Sequence[KindSchema], p
            schemas: SchemaSet, explanation: tuple[str, ...], name: str = "") -> TypeChecking:
     object_fields, params_fields = _selected_fields(name, spec, version)
     library = _calls_library(name, spec, version)
-    params_types = kind_types(params, schemas, version, params_fields) if params is not None else None
+    params_types = kind_types(params, schemas, version, params_fields, root="params") if params is not None else None
     per_site: dict[str, list[tuple[str, list[cel.CompileIssue]]]] = {}
     for kind in kinds:
         roots = typed_roots(kind_types(kind, schemas, version, object_fields), params_types)

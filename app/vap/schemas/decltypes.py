@@ -357,8 +357,10 @@ def clear_kind_types() -> None:
             del _kind_cache[key]
 
 
-def kind_types(schema: KindSchema, schemas: SchemaSet, version: str, fields: Any = WHOLE) -> KindTypes:
-    """The declared types of a kind (built once per schema content, version and ``fields``).
+def kind_types(schema: KindSchema, schemas: SchemaSet, version: str, fields: Any = WHOLE,
+               root: str = "object") -> KindTypes:
+    """The declared types of a kind for the root variable ``root`` (``object``, which ``oldObject`` shares,
+    or ``params``), built once per schema content, version, ``fields`` and ``root``.
 
     ``fields``: WHOLE, or the fields the expressions select (a trie of field names, see
     :mod:`app.vap.reach`): the object types then declare only those. A checker looks up a field's
@@ -367,7 +369,7 @@ def kind_types(schema: KindSchema, schemas: SchemaSet, version: str, fields: Any
     of some 300 (the engine loads every declared type when it first checks an expression).
     """
     keywords = keywords_as_fields(version)
-    key = f"{schemas.version}/{schema.key}/{keywords}"
+    key = f"{root}/{schemas.version}/{schema.key}/{keywords}"
     if fields is not WHOLE:
         key += "/" + json.dumps(_jsonable(fields), sort_keys=True, separators=(",", ":"))
     if fields is not WHOLE or schema.custom:
@@ -378,8 +380,8 @@ def kind_types(schema: KindSchema, schemas: SchemaSet, version: str, fields: Any
             _kind_cache.move_to_end(key)
             return found
     builder = _Builder(schemas, _UNNAMED, keywords_as_fields=keywords)
-    root = builder.shape(schema.root, schema.kind, resource_root=True, fields=fields)
-    types = _named_by_content(builder.file, root, builder.display)
+    shape = builder.shape(schema.root, schema.kind, resource_root=True, fields=fields)
+    types = _named_by_content(builder.file, shape, builder.display, root)
     with _kind_lock:
         types = _kind_cache.setdefault(key, types)
         while len(_kind_cache) > _KIND_CACHE_SIZE:
@@ -391,12 +393,15 @@ def kind_types(schema: KindSchema, schemas: SchemaSet, version: str, fields: Any
 _UNNAMED = "playground.schemas.t" + "0" * 16
 
 
-def _named_by_content(file: Any, root: Shape, display: Mapping[str, str]) -> KindTypes:
-    """The built types, their package named after what they declare: two kinds whose selected fields
-    declare the same types (a Deployment's and a StatefulSet's ``spec.replicas``) get one package, so
-    their type checks share one environment and one compile per expression (an environment costs the
-    engine milliseconds on first use). Only the display names, applied to a check's messages, differ."""
-    package = "playground.schemas.t" + hashlib.sha256(file.SerializeToString(deterministic=True)).hexdigest()[:16]
+def _named_by_content(file: Any, root: Shape, display: Mapping[str, str], variable: str) -> KindTypes:
+    """The built types, their package named after what they declare and the root variable they are the
+    type of: two kinds whose selected fields declare the same types (a Deployment's and a StatefulSet's
+    ``spec.replicas``) get one package for ``object``, so their type checks share one environment and one
+    compile per expression (an environment costs the engine milliseconds on first use); only the display
+    names, applied to a check's messages, differ. ``params`` never shares the types of ``object``: the
+    apiserver names each root's types uniquely, so the two are never of one type."""
+    content = variable.encode() + b"\0" + file.SerializeToString(deterministic=True)
+    package = "playground.schemas.t" + hashlib.sha256(content).hexdigest()[:16]
 
     def rename(name: str) -> str:
         return package + name[len(_UNNAMED):] if name.startswith(_UNNAMED + ".") else name
