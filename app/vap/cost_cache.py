@@ -274,12 +274,13 @@ class _Shape:
 
 
 class _Entry:
-    __slots__ = ("program", "cacheable", "shapes")
+    __slots__ = ("program", "cacheable", "shapes", "estimated")
 
     def __init__(self, program: Any) -> None:
         self.program = program
         self.cacheable = True
         self.shapes: list[_Shape] = []
+        self.estimated = False  # whether an estimate was made without learning its shape (see core_cost)
 
 
 _ENTRIES: dict[int, _Entry] = {}
@@ -323,7 +324,10 @@ def core_cost(program: Any, data: Mapping[str, Any]) -> int:
         core = shape.known.get(observe(data) if observe is not None else shape.observed(data))
         if core is not None:
             return core
-    if not _has_room(entry):
+    if not entry.estimated or not _has_room(entry):
+        # the first estimate of a program is made as it is: learning its shape takes a second walk, which
+        # an expression evaluated once never needs
+        entry.estimated = True
         return library.expression_cost(program, data).core
     recorder = _Recorder()
     recorded = library.expression_cost(program, recorder.view(-1, dict(data)))
