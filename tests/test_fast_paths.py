@@ -234,6 +234,25 @@ PROBES = [
     "object.metadata.annotations['example.com/owner'].contains('@')",
     "object.spec.template.spec.containers.map(c, c.ports).size()",
     "object.spec.template.spec.containers.filter(c, c.name == 'web')[0].ports[0].containerPort",
+    # comprehensions over lists: each element pruned to what the loop reads of it
+    "object.spec.template.spec.containers.all(c, c.ports.all(p, p.containerPort > 1000))",
+    "object.spec.template.spec.containers.all(i, c, i < 5 && c.name != '')",
+    "object.spec.template.spec.containers.exists_one(c, c.image.startsWith('docker.io/'))",
+    "object.spec.template.spec.containers.map(c, c.securityContext).size()",
+    "object.spec.template.spec.containers.map(c, has(c.ports) ? c.ports.size() : 0)",
+    "object.spec.template.spec.containers.filter(c, has(c.securityContext)).map(c, c.name)",
+    "object.spec.template.spec.containers.map(c, c.name + ':' + c.image).join(',')",
+    "object.spec.template.spec.containers.exists(c, c.securityContext.privileged)",
+    "object.spec.template.spec.containers.all(c, c == object.spec.template.spec.containers[0])",
+    "object.spec.template.spec.containers.exists(c, c.nothing == 1)",
+    "size(object.spec.template.spec.containers) == 2 && size(object.status.conditions) > 0",
+    "object.spec.template.spec.containers.map(c, c)[1].name",
+    "object.status.conditions.all(c, c.status == 'True') && object.metadata.labels.all(k, v, v != '')",
+    "dyn(object).spec.template.spec.containers.all(c, dyn(c).image != '')",
+    "[object.spec.template.spec.containers].all(cs, cs.all(c, c.name != ''))",
+    "object.spec.template.spec.containers.all(object, object.name != '')",
+    "object.spec.template.spec.containers.sortBy(c, c.name)[0].image",
+    "object.spec.template.spec.containers.map(c, c.ports) == [[{'containerPort': 8080}], []]",
 ]
 
 
@@ -251,7 +270,7 @@ def test_a_pruned_input_gives_the_same_result_error_and_cost(expression):
     decls = cel.Declarations(version=library.DEFAULT_VERSION, params=True, variables=())
     compiled = cel.compile_expression(expression, cel.VARIABLE, decls)
     assert compiled.program is not None, compiled.error
-    seen = reach.of_programs([compiled.program], (*reach.PRUNED_ROOTS, "request"))
+    seen = reach.of_programs([compiled.program], (*reach.PRUNED_ROOTS, "request"), elements=True)
     full = {"object": OBJECT, "oldObject": OLD, "params": PARAMS, "namespaceObject": NAMESPACE, "request": {}}
     pruned = {name: seen.prune(name, value) if name in reach.PRUNED_ROOTS else value for name, value in full.items()}
     assert _outcome(compiled, pruned) == _outcome(compiled, full)
@@ -262,11 +281,17 @@ def test_pruning_leaves_out_what_no_expression_reads():
     programs = [cel.compile_expression(e, cel.VALIDATION, decls).program
                 for e in ("has(object.metadata.labels) && 'app' in object.metadata.labels",
                           "object.spec.replicas <= int(params.data.max)")]
-    seen = reach.of_programs(programs, reach.PRUNED_ROOTS)
+    seen = reach.of_programs(programs, reach.PRUNED_ROOTS, elements=True)
     assert seen.prune("object", OBJECT) == {"metadata": {"labels": {"app": "web"}}, "spec": {"replicas": 3}}
     assert seen.prune("params", PARAMS) == {"data": {"max": "5"}}
     assert seen.prune("oldObject", None) is None
     assert seen.prune("namespaceObject", NAMESPACE) == {}
+    # of the elements of a list a loop ranges over, what the loop reads
+    loop = cel.compile_expression("object.spec.template.spec.containers.all(c, !has(c.securityContext))",
+                                  cel.VALIDATION, decls).program
+    seen = reach.of_programs([loop], reach.PRUNED_ROOTS, elements=True)
+    containers = [{}, {"securityContext": {}}]
+    assert seen.prune("object", OBJECT) == {"spec": {"template": {"spec": {"containers": containers}}}}
 
 
 # --------------------------------------------------------------------------------------------
@@ -351,9 +376,13 @@ def test_generated_pruners_cut_what_the_walk_cuts():
     seen.add("object", ["metadata", "name"], reach.WHOLE)
     seen.add("object", ["spec", "it's \"quoted\"\n", "x"], reach.WHOLE)
     seen.add("object", ["spec", "containers"], reach.WHOLE)
+    seen.add("object", ["spec", "template", "spec", "containers", reach.ELEMENT, "image"], reach.WHOLE)
+    seen.add("object", ["spec", "template", "spec", "containers", reach.ELEMENT, "securityContext"], {})
+    seen.add("object", ["status", "conditions", reach.ELEMENT], {})
     trie = seen.roots["object"]
     values = [OBJECT, {"metadata": "not a map"}, {"metadata": {"labels": None}},
-              {"spec": {"it's \"quoted\"\n": {"x": 1}}},
+              {"spec": {"it's \"quoted\"\n": {"x": 1}}}, {"status": {"conditions": {"a": {"b": 1}}}},
+              {"spec": {"template": {"spec": {"containers": [1, None, {"image": "x", "name": "y"}]}}}},
               {"metadata": {"labels": {"team": {"deep": 1}, "other": 2}}}, [], "text", None, {}]
     generated = reach._generated_pruner(trie)
     for value in values:

@@ -10,9 +10,10 @@ those roots pruned to these paths. Every expression then sees exactly the values
 
 A path is followed through field selections (``object.spec.replicas``, ``has(object.spec)``,
 ``object.?spec``), constant string indexes (``object.metadata.labels['app']``) and ``dyn()``; a constant
-tested with ``in`` keeps that key of a map. Wherever a value is used in any other way (iterated,
-passed to a function, compared, converted, returned ...) it is kept whole, and lists are always kept
-whole. A root used as a whole keeps everything.
+tested with ``in`` keeps that key of a map. A comprehension over a list follows its variable into the
+list's elements: ``containers.all(c, c.image ...)`` keeps every container, each with its image only (a
+map iterated is kept whole). Wherever a value is used in any other way (passed to a function, compared,
+converted, returned ...) it is kept whole. A root used as a whole keeps everything.
 """
 
 from __future__ import annotations
@@ -142,6 +143,8 @@ def _generated_pruner(trie: Trie) -> Callable[[Any], Any]:
     lines = ["def pruned(v0):", " if not isinstance(v0, dict):", "  return v0",
              " o0 = {}"]
 
+    elements: list[Trie] = []  # the tries of list elements, each pruned by code of its own (T[i])
+
     def emit(node: dict[str, Trie], level: int, indent: str) -> None:
         v, o, nv, no = f"v{level}", f"o{level}", f"v{level + 1}", f"o{level + 1}"
         for key, sub in node.items():
@@ -149,6 +152,11 @@ def _generated_pruner(trie: Trie) -> Callable[[Any], Any]:
             lines.append(f"{indent}if {k} in {v}:")
             if sub is WHOLE:
                 lines.append(f"{indent} {o}[{k}] = {v}[{k}]")
+            elif ELEMENT in sub:  # as prune(): a list's elements pruned, anything else kept
+                elements.append(sub[ELEMENT])
+                lines.append(f"{indent} {nv} = {v}[{k}]")
+                lines.append(f"{indent} {o}[{k}] = [T[{len(elements) - 1}](x) for x in {nv}] "
+                             f"if isinstance({nv}, list) else {nv}")
             elif not sub:  # presence (and nullness) only
                 lines.append(f"{indent} {nv} = {v}[{k}]")
                 lines.append(f"{indent} {o}[{k}] = {{}} if isinstance({nv}, dict) else {nv}")
@@ -160,15 +168,22 @@ def _generated_pruner(trie: Trie) -> Callable[[Any], Any]:
                 lines.append(f"{indent}  {nv} = {no}")
                 lines.append(f"{indent} {o}[{k}] = {nv}")
 
+    if ELEMENT in trie:  # the root itself a list: nothing to unroll
+        return _walk(trie)
     emit(trie, 0, " ")
     lines.append(" return o0")
-    namespace: dict[str, Any] = {}
+    namespace: dict[str, Any] = {"T": tuple(_generated_pruner(e) if e and e is not WHOLE else _walk(e)
+                                            for e in elements)}
     exec(compile("\n".join(lines), "<pruner>", "exec"), namespace)  # noqa: S102 - source built above from literals
     return namespace["pruned"]
 
 
 def prune(value: Any, trie: Trie) -> Any:
-    if trie is WHOLE or not isinstance(value, dict):
+    if trie is WHOLE:
+        return value
+    if ELEMENT in trie:  # a list, each element pruned; a map iterated (its keys) is kept whole
+        return [prune(v, trie[ELEMENT]) for v in value] if isinstance(value, list) else value
+    if not isinstance(value, dict):
         return value
     return {key: prune(value[key], sub) for key, sub in trie.items() if key in value}
 
@@ -194,10 +209,11 @@ KIND_ONLY: Trie = {ELEMENT: {}}
 Bindings = dict[str, "tuple[str, list[str]] | None"]
 
 
-def _chain(e: Any, roots: set[str], bound: Bindings | None = None) -> tuple[str, list[str]] | None:
+def _chain(e: Any, roots: set[str], bound: Bindings | None = None,
+           through_dyn: bool = True) -> tuple[str, list[str]] | None:
     """(root, path) when ``e`` is a root (or a bound comprehension variable) followed by field
-    selections or constant string indexes (and, for evaluation, ``dyn()``: with ``bound``, for type
-    checking, what is selected of a ``dyn()`` is not the root's, see :func:`_visit`)."""
+    selections, constant string indexes and, with ``through_dyn`` (evaluation), ``dyn()`` (for type
+    checking what is selected of a ``dyn()`` is not the root's, see :func:`_visit`)."""
     path: list[str] = []
     while True:
         kind = e.WhichOneof("expr_kind")
@@ -225,21 +241,22 @@ def _chain(e: Any, roots: set[str], bound: Bindings | None = None) -> tuple[str,
                     path.append(key)
                     e = call.args[0]
                     continue
-            if call.function == "dyn" and len(call.args) == 1 and not call.HasField("target") and bound is None:
+            if call.function == "dyn" and len(call.args) == 1 and not call.HasField("target") and through_dyn:
                 e = call.args[0]  # dyn() hands its argument on unchanged: dyn(object).spec reads object.spec
                 continue
         return None
 
 
-def _visit(e: Any, roots: set[str], reach: Reach, elements: bool) -> None:
+def _visit(e: Any, roots: set[str], reach: Reach, elements: bool, checking: bool) -> None:
     stack: list[tuple[Any, Bindings | None]] = [(e, {} if elements else None)]
+    through_dyn = not checking
     while stack:
         node, bound = stack.pop()
         kind = node.WhichOneof("expr_kind")
         if kind == "comprehension_expr" and bound is not None:
-            stack.extend(_comprehension(node.comprehension_expr, roots, reach, bound))
+            stack.extend(_comprehension(node.comprehension_expr, roots, reach, bound, through_dyn))
             continue
-        chain = _chain(node, roots, bound) if kind in ("ident_expr", "select_expr", "call_expr") else None
+        chain = _chain(node, roots, bound, through_dyn) if kind in ("ident_expr", "select_expr", "call_expr") else None
         if chain is not None:
             root, path = chain
             if kind == "select_expr" and node.select_expr.test_only:
@@ -252,37 +269,38 @@ def _visit(e: Any, roots: set[str], reach: Reach, elements: bool) -> None:
             args = list(call.args)
             if call.function in ("_==_", "_!=_") and len(args) == 2 and (_is_null(args[0]) or _is_null(args[1])):
                 other = args[1] if _is_null(args[0]) else args[0]
-                other_chain = _chain(other, roots, bound)
+                other_chain = _chain(other, roots, bound, through_dyn)
                 if other_chain is not None:  # compared with null: presence and nullness only
                     reach.add(other_chain[0], other_chain[1], {})
                     continue
-            if bound is not None and call.function == "dyn" and len(args) == 1 and not call.HasField("target"):
-                wrapped = _chain(args[0], roots, bound)
+            if checking and call.function == "dyn" and len(args) == 1 and not call.HasField("target"):
+                wrapped = _chain(args[0], roots, bound, through_dyn)
                 if wrapped is not None:  # checked as dyn: its type's kind, none of its fields
                     reach.add(wrapped[0], wrapped[1], KIND_ONLY)
                     continue
             if bound is not None and call.function == "size":
                 operand = call.target if call.HasField("target") and not args else args[0] if len(args) == 1 else None
-                sized = _chain(operand, roots, bound) if operand is not None else None
+                sized = _chain(operand, roots, bound, through_dyn) if operand is not None else None
                 if sized is not None:  # the size of a value: its type's kind, none of its elements' fields
                     reach.add(sized[0], sized[1], KIND_ONLY)
                     continue
             if call.function == "@in" and len(args) == 2:
                 key = _const_string(args[0])
-                container = _chain(args[1], roots, bound)
+                container = _chain(args[1], roots, bound, through_dyn)
                 if key is not None and container is not None:  # a key of a map (a list is kept whole)
                     reach.add(container[0], [*container[1], key], {})
                     continue
         stack.extend((child, bound) for child in astproto.children(node))
 
 
-def _comprehension(comp: Any, roots: set[str], reach: Reach, bound: Bindings) -> list[tuple[Any, Bindings]]:
+def _comprehension(comp: Any, roots: set[str], reach: Reach, bound: Bindings,
+                   through_dyn: bool) -> list[tuple[Any, Bindings]]:
     """A comprehension over a path: its variable is bound to the path's elements, so what the loop
     selects of them is followed (``containers.all(c, c.image ...)`` reaches ``containers.@idx.image``);
     the range itself is reached with its elements and nothing of them. Anything else is visited as
     it is, its variables hiding roots of the same name."""
     inner = dict(bound)
-    ranged = _chain(comp.iter_range, roots, bound)
+    ranged = _chain(comp.iter_range, roots, bound, through_dyn)
     names = [comp.iter_var, comp.iter_var2] if comp.iter_var2 else [comp.iter_var]
     for name in names:
         inner[name] = None
@@ -297,14 +315,16 @@ def _comprehension(comp: Any, roots: set[str], reach: Reach, bound: Bindings) ->
     return out
 
 
-def of_programs(programs: Iterable[Any], roots: Iterable[str], *, elements: bool = False) -> Reach:
+def of_programs(programs: Iterable[Any], roots: Iterable[str], *, elements: bool = False,
+                checking: bool = False) -> Reach:
     """What the programs (compiled expressions) read of the given roots.
 
     ``elements``: follow comprehension variables into the elements of the lists they range over
-    (paths through :data:`ELEMENT`), as type checking can use; evaluation keeps lists whole."""
+    (paths through :data:`ELEMENT`). ``checking``: for type checking, where the inside of a ``dyn()``
+    is not checked against the root's types; for evaluation it reads what is selected of it."""
     reach = Reach()
     names = set(roots)
     for program in programs:
         checked = astproto.checked_expr(program)
-        _visit(checked.expr, names, reach, elements)
+        _visit(checked.expr, names, reach, elements, checking)
     return reach

@@ -310,7 +310,8 @@ def _selected_fields(name: str, spec: Mapping[str, Any], version: str) -> tuple[
     compiled = validator.compile_policy(name, spec, version).expressions
     if any(c.program is None for c in compiled):
         return reach.WHOLE, reach.WHOLE
-    roots = reach.of_programs([c.program for c in compiled], ("object", "oldObject", "params"), elements=True).roots
+    roots = reach.of_programs([c.program for c in compiled], ("object", "oldObject", "params"), elements=True,
+                              checking=True).roots
     obj = reach.merge(roots.get("object"), roots.get("oldObject") or {})
     return obj, roots.get("params") or {}
 

@@ -78,7 +78,8 @@ class CompiledPolicy:
     @functools.cached_property
     def reach(self) -> reach.Reach:
         """What the policy's expressions read of their inputs (see :mod:`app.vap.reach`)."""
-        return reach.of_programs((c.program for c in self.expressions if c.program is not None), _ROOTS)
+        return reach.of_programs((c.program for c in self.expressions if c.program is not None), _ROOTS,
+                                 elements=True)
 
     @property
     def pruners(self) -> tuple[Callable[[Any], Any] | None, ...]:
