@@ -52,6 +52,19 @@ def test_a_worker_answers_exactly_as_the_core_in_process(pool):
         assert _without_timings(pool.evaluate(body)) == _without_timings(evaluate(body))
 
 
+def test_after_warming_a_gallery_evaluation_generates_no_code(monkeypatch):
+    from app.vap import caches, cost_cache, reach
+
+    caches.clear()
+    assert warm.warm() == len(warm.example_bodies())
+    generated = []
+    monkeypatch.setattr(cost_cache, "observer", lambda reads: generated.append(reads))
+    monkeypatch.setattr(reach, "_generated_pruner", lambda trie: generated.append(trie))
+    for body in warm.example_bodies():
+        evaluate(body)
+    assert generated == []  # what later evaluations use was made while warming, before workers fork
+
+
 def test_a_worker_serves_one_evaluation_after_another(pool):
     body = warm.example_bodies()[0]
     pool.evaluate(body)
