@@ -21,7 +21,7 @@ def evaluate_view() -> tuple[Response, int] | Response:
         # read and decoded where it is evaluated: this process only passes the bytes on
         raw = request.get_data(cache=True)
         try:
-            return jsonify(isolation.evaluate_body(raw))
+            return Response(isolation.evaluate_body(raw), mimetype="application/json")
         except InputError as exc:
             return jsonify(error=str(exc)), 400
 

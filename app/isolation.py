@@ -273,17 +273,19 @@ class Pool:
         check_payload(payload)
         return self.run("evaluate", payload)
 
-    def evaluate_body(self, raw: bytes) -> dict[str, Any]:
-        """Evaluate a JSON API request body as it came (read and checked in the worker, so that this
-        process neither decodes nor encodes it again); raise InputError when it is not an API request."""
-        return self.run("evaluate_body", raw=raw)
+    def evaluate_body(self, raw: bytes) -> bytes:
+        """Evaluate a JSON API request body as it came and return the JSON API response as the worker
+        encoded it (read, checked and answered in the worker, so that this process neither decodes nor
+        encodes either); raise InputError when it is not an API request."""
+        return self.run("evaluate_body", raw=raw, encoded=True)
 
-    def run(self, job: str, *args: Any, raw: bytes | None = None) -> Any:
+    def run(self, job: str, *args: Any, raw: bytes | None = None, encoded: bool = False) -> Any:
         """Run one of JOBS in a worker, with its arguments (JSON values) and, given ``raw``, those bytes as
-        the last argument; raise EvaluationStopped at a bound."""
+        the last argument; raise EvaluationStopped at a bound. ``encoded``: return the answer as the JSON
+        the API sends (:func:`response_json`), encoded by the worker."""
         if job not in JOBS:
             raise ValueError(f"unknown job {job!r}")
-        body = json.dumps({"job": job, "args": args, "raw": raw is not None}).encode()
+        body = json.dumps({"job": job, "args": args, "raw": raw is not None, "encoded": encoded}).encode()
         worker = self._acquire()
         keep = False
         try:
@@ -319,7 +321,8 @@ class Pool:
                     _lower_priority(worker.pid)
                     slowed = True  # given its priority back afterwards, or retired
         try:
-            reply = json.loads(worker.conn.recv_bytes())
+            data = worker.conn.recv_bytes()
+            reply = {"encoded": data[1:]} if data[:1] == _ENCODED else json.loads(data)
         except (EOFError, OSError):
             worker.process.join(timeout=5)
             if time.monotonic() - started >= timeout or worker.process.exitcode == -signal.SIGXCPU:
@@ -370,8 +373,10 @@ def _set_priority(pid: int, nice: int) -> bool:
     return True
 
 
-def _answer(reply: dict[str, Any], settings: Settings) -> dict[str, Any]:
-    """Turn a worker's reply into the response, or the exception it stands for."""
+def _answer(reply: dict[str, Any], settings: Settings) -> Any:
+    """Turn a worker's reply into the response (or its JSON), or the exception it stands for."""
+    if "encoded" in reply:
+        return reply["encoded"]
     if "response" in reply:
         return reply["response"]
     error = reply.get("error")
@@ -538,11 +543,24 @@ def _serve(conn: Connection, settings: Settings) -> None:
         if heavy or reply.get("error") == "memory":
             reply["retire"] = True
         try:
-            conn.send_bytes(json.dumps(reply, default=str).encode())
+            if message.get("encoded") and "response" in reply and not reply.get("retire"):
+                conn.send_bytes(_ENCODED + response_json(reply["response"]))
+            else:
+                conn.send_bytes(json.dumps(reply, default=str).encode())
         except (BrokenPipeError, OSError):
             return
         if reply.get("retire"):
             return
+
+
+# The first byte of a worker's answer that is the response's JSON itself (any other answer is a JSON object).
+_ENCODED = b"="
+
+
+def response_json(response: Any) -> bytes:
+    """A response as the JSON API sends it: Flask's ``jsonify`` out of debug mode (sorted keys, ASCII,
+    compact, a final newline); values that are not JSON as their text."""
+    return (json.dumps(response, default=str, ensure_ascii=True, sort_keys=True, separators=(",", ":")) + "\n").encode()
 
 
 def _perform(job: str, args: list[Any]) -> dict[str, Any]:
@@ -641,15 +659,16 @@ def evaluate(payload: Any) -> dict[str, Any]:
     return pool_for(settings).evaluate(payload)
 
 
-def evaluate_body(raw: bytes) -> dict[str, Any]:
-    """Evaluate a JSON API request body (bytes as received) under the current app's bounds.
+def evaluate_body(raw: bytes) -> bytes:
+    """Evaluate a JSON API request body (bytes as received) under the current app's bounds; return the
+    JSON API response, encoded (:func:`response_json`).
 
     Raises InputError for a body that is not JSON or not an API request, EvaluationStopped at a bound.
     """
     settings = _settings()
     if settings.isolation == "inline":
         with limits.use(settings.limits):
-            return _evaluate_body(raw)
+            return response_json(_evaluate_body(raw))
     return pool_for(settings).evaluate_body(raw)
 
 

@@ -52,6 +52,18 @@ def test_a_worker_answers_exactly_as_the_core_in_process(pool):
         assert _without_timings(pool.evaluate(body)) == _without_timings(evaluate(body))
 
 
+def test_the_api_sends_the_workers_json_as_jsonify_would(client):
+    from flask import jsonify
+
+    for body in warm.example_bodies()[:6]:
+        resp = client.post("/api/v1/evaluate", json=body)
+        assert resp.status_code == 200 and resp.mimetype == "application/json"
+        answer = resp.get_json()
+        assert _without_timings(answer) == _without_timings(evaluate(body))
+        with client.application.app_context():  # the same bytes as Flask's own encoding of the same answer
+            assert resp.get_data() == jsonify(answer).get_data()
+
+
 def test_after_warming_a_gallery_evaluation_generates_no_code(monkeypatch):
     from app.vap import caches, cost_cache, reach
 
