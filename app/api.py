@@ -18,7 +18,7 @@ def evaluate_view() -> tuple[Response, int] | Response:
     # or an evaluation stopped at its time or memory bound (422; 503 when every worker is busy), is answered
     # by ratelimit.refusal.
     with ratelimit.evaluation():
-        # read and decoded where it is evaluated: this process only passes the bytes on
+        # read, decoded and answered where it is evaluated: this process passes the bytes on, both ways
         raw = request.get_data(cache=True)
         try:
             return Response(isolation.evaluate_body(raw), mimetype="application/json")
