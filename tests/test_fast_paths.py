@@ -276,6 +276,67 @@ def test_a_pruned_input_gives_the_same_result_error_and_cost(expression):
     assert _outcome(compiled, pruned) == _outcome(compiled, full)
 
 
+REQUEST = {"operation": "CREATE", "name": "web", "namespace": "default", "dryRun": False,
+           "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+           "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
+           "userInfo": {"username": "alice", "groups": ["dev", "system:authenticated"], "extra": {"x": ["y"]}},
+           "options": {"kind": "CreateOptions"}}
+REQUEST_PROBES = [
+    "request.userInfo.username.startsWith('system:')",
+    "request.operation == 'CREATE' && !request.dryRun",
+    "has(request.userInfo.groups) && request.userInfo.groups.exists(g, g == 'dev')",
+    "request.name.size() > 2 && request.namespace.endsWith('ult')",
+    "namespaceObject.metadata.labels.env == 'prod'",
+    "has(namespaceObject.spec) && namespaceObject.spec.finalizers.size() == 1",
+    "request.userInfo.extra['x'][0] == 'y'",
+    "request.userInfo.uid == ''",
+    "request.kind.kind == 'Deployment' ? object.spec.replicas > 1 : true",
+    "request.resource.resource in ['deployments', 'pods']",
+    "dyn(request.userInfo).username == 'alice'",
+    "request.userInfo.username == dyn('alice') && dyn(request.dryRun) == false",
+    "request.options.kind.lowerAscii()",
+    "[request.name, namespaceObject.metadata.name].map(n, n.upperAscii())",
+    "string(request.userInfo.groups.size()) + request.userInfo.username",
+]
+
+
+@pytest.mark.parametrize("expression", REQUEST_PROBES)
+def test_a_program_naming_request_runs_alike_without_the_library(expression, monkeypatch):
+    # a program that names request or namespaceObject runs where every root is dyn: in an environment
+    # without the library's functions when it calls none (and their rewriting adds none)
+    decls = cel.Declarations(version=library.DEFAULT_VERSION, params=True, variables=())
+    data = {"object": OBJECT, "oldObject": OLD, "params": PARAMS, "namespaceObject": NAMESPACE, "request": REQUEST}
+    built: list[bool] = []
+    build = cel._build_environment
+
+    def noting(declarations, typed):
+        if not typed:
+            built.append(declarations.library)
+        return build(declarations, typed=typed)
+
+    monkeypatch.setattr(cel, "_build_environment", noting)
+    cel._runtime_environment.cache_clear()
+    cel.compile_expression.cache_clear()
+    compiled = cel.compile_expression(expression, cel.VARIABLE, decls)
+    assert compiled.program is not None, compiled.error
+    lean = _outcome(compiled, data)
+    cel.compile_expression.cache_clear()
+    monkeypatch.setattr(cel.library, "calls_library", lambda *args: True)
+    full = cel.compile_expression(expression, cel.VARIABLE, decls)
+    assert built[-1] is True  # the environment with the library
+    assert _outcome(full, data) == lean
+
+
+def test_most_programs_naming_request_run_without_the_library():
+    decls = cel.Declarations(version=library.DEFAULT_VERSION, params=True, variables=())
+    cel._runtime_environment.cache_clear()
+    cel.compile_expression.cache_clear()
+    for expression in REQUEST_PROBES:
+        cel.compile_expression(expression, cel.VARIABLE, decls)
+    # one environment without the library for most, one with it for the few its rewriting changes
+    assert cel._runtime_environment.cache_info().currsize == 2
+
+
 def test_pruning_leaves_out_what_no_expression_reads():
     decls = cel.Declarations(version=library.DEFAULT_VERSION, params=True, variables=())
     programs = [cel.compile_expression(e, cel.VALIDATION, decls).program

@@ -229,7 +229,7 @@ def runtime_environment(decls: Declarations) -> Any:
     own = _own_functions(decls)
     names = tuple((entry[0], "DYN") for entry in own.variables or ())
     return _runtime_environment(Declarations(version=decls.version, params=decls.params, authorizer=decls.authorizer,
-                                             variables=names))
+                                             variables=names, library=decls.library))
 
 
 @lru_cache(maxsize=ENVIRONMENT_CACHE_SIZE)
@@ -724,17 +724,24 @@ def compile_expression(expression: str, kind: str, decls: Declarations) -> Compi
     if compiled.checked_program is None:
         return compiled
     env = environment(decls)
-    runtime_env = env if _runs_where_checked(text, decls) else runtime_environment(decls)
-    if runtime_env is env:
+    if _runs_where_checked(text, decls):
         program = _runtime_program(env, compiled.checked_program, text, compiled.engine_type)
     else:
-        program = _moved_program(env, runtime_env, compiled.checked_program, text, compiled.engine_type)
-        if program is None:  # the checking environment refuses the run-time text: compiled where it runs
-            try:
-                runtime_checked = runtime_env.compile(text)
-            except Exception as exc:  # not seen: what type-checks with declared types also does with dyn ones
-                return _failed(compiled, _engine_issues(str(exc), rewrite, expression, decls))
-            program = _runtime_program(runtime_env, runtime_checked, text, compiled.engine_type)
+        program = None
+        if not library.calls_library(compiled.checked_program, decls.version):
+            # nothing of the library to run: a run-time environment without it (a fraction of the set-up)
+            lean = runtime_environment(replace(decls, library=False))
+            program = _moved_program(env, lean, compiled.checked_program, text, compiled.engine_type,
+                                     with_library=False)
+        if program is None:
+            runtime_env = runtime_environment(decls)
+            program = _moved_program(env, runtime_env, compiled.checked_program, text, compiled.engine_type)
+            if program is None:  # the checking environment refuses the run-time text: compiled where it runs
+                try:
+                    runtime_checked = runtime_env.compile(text)
+                except Exception as exc:  # not seen: what type-checks with declared types also does with dyn ones
+                    return _failed(compiled, _engine_issues(str(exc), rewrite, expression, decls))
+                program = _runtime_program(runtime_env, runtime_checked, text, compiled.engine_type)
     compiled.program = program
     compiled.holds_optionals = library.may_hold_optionals(compiled.program)
     if compiled.holds_optionals and library.optional_maps_reach_python(compiled.program):
@@ -784,10 +791,13 @@ def _runtime_program(env: Any, checked: Any, text: str, engine_type: str) -> Any
     return library.rewrite(program, env.deserialize)
 
 
-def _moved_program(env: Any, runtime_env: Any, checked: Any, text: str, engine_type: str) -> Any:
+def _moved_program(env: Any, runtime_env: Any, checked: Any, text: str, engine_type: str,
+                   with_library: bool = True) -> Any:
     """The program to evaluate, checked in the checking environment and run in the run-time one (its
     roots ``dyn``, so the engine takes JSON values for them), which then never type-checks anything.
-    None when the checking environment refuses the run-time text (then it is compiled where it runs)."""
+    None when the checking environment refuses the run-time text (then it is compiled where it runs), and,
+    for a run-time environment without the library (``with_library`` False), when the library's rewriting
+    would call its functions."""
     runtime_text, _ = _runtime_text(text, engine_type)
     program = checked
     if runtime_text != text:
@@ -799,8 +809,20 @@ def _moved_program(env: Any, runtime_env: Any, checked: Any, text: str, engine_t
         moved = runtime_env.deserialize(program.serialize())
     except Exception:  # not seen: both environments declare the same names
         return None
+    if not with_library:
+        try:
+            return library.rewrite(moved, _refuse_rewriting)
+        except _Rewritten:
+            return None
     return library.rewrite(moved, runtime_env.deserialize)
 
+
+class _Rewritten(Exception):
+    """The library's rewriting would change a program (its functions are then needed where it runs)."""
+
+
+def _refuse_rewriting(serialized: bytes) -> Any:
+    raise _Rewritten
 
 _UNDECLARED_PATH = re.compile(
     r"^undeclared reference to '([_a-zA-Z][_a-zA-Z0-9]*)((?:\.[_a-zA-Z][_a-zA-Z0-9]*)+)'(.*)$", re.S
