@@ -824,6 +824,7 @@ class _Rewritten(Exception):
 def _refuse_rewriting(serialized: bytes) -> Any:
     raise _Rewritten
 
+
 _UNDECLARED_PATH = re.compile(
     r"^undeclared reference to '([_a-zA-Z][_a-zA-Z0-9]*)((?:\.[_a-zA-Z][_a-zA-Z0-9]*)+)'(.*)$", re.S
 )
