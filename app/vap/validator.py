@@ -107,7 +107,7 @@ class CompiledPolicy:
         """Each validation with what its decision needs that no evaluation changes."""
         return tuple(
             PlannedValidation(index, validation, compiled, msg, _static_message(validation, compiled),
-                              str(validation.get("reason") or "Invalid"), validation.get("messageExpression"))
+                              str(validation.get("reason") or "Invalid"))
             for index, (validation, compiled, msg) in enumerate(self.validations)
         )
 
@@ -399,9 +399,7 @@ def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, trac
 
     # validations, then every messageExpression, against one budget.
     scopes: list[cel.VariableScope] = []
-    data: Mapping[str, Any] | cel.Activation = inputs  # one expression reading neither Namespace nor authorizer
-    if pruners[4] is not None or authorizer is not None or policy.validation_readers > 1:
-        data = _data(pruners[4], inputs, inv.namespace_object, authorizer, policy.validation_readers)
+    data = _data(pruners[4], inputs, inv.namespace_object, authorizer, policy.validation_readers)
     scope = _scope(policy, data, scopes) if policy.variables else None
     remaining = RUNTIME_BUDGET
     decisions, validation_records = out.decisions, out.validations
@@ -531,7 +529,6 @@ class PlannedValidation(NamedTuple):
     message_compiled: cel.Compiled | None
     static_message: str  # the message of a false validation when no messageExpression gives one
     reason: str
-    message_expression: Any
 
 
 def _decide(
@@ -569,7 +566,7 @@ def _decide(
     }
     if msg_rec is not None:
         entry["messageExpression"] = {
-            "expression": planned.message_expression,
+            "expression": planned.validation.get("messageExpression"),
             "value": msg_rec.result if msg_rec.error is None else None,
             "error": msg_rec.error,
             "cost": msg_rec.cost,
