@@ -292,7 +292,7 @@ class Pool:
             reply, keep = self._run(worker, body, job, raw)
         finally:
             self._release(worker, keep=keep)
-        return _answer(reply, self.settings)
+        return _answer(reply, self.settings, encoded)
 
     def _run(self, worker: _Worker, body: bytes, job: str, raw: bytes | None = None) -> tuple[dict[str, Any], bool]:
         settings = self.settings
@@ -373,12 +373,13 @@ def _set_priority(pid: int, nice: int) -> bool:
     return True
 
 
-def _answer(reply: dict[str, Any], settings: Settings) -> Any:
-    """Turn a worker's reply into the response (or its JSON), or the exception it stands for."""
+def _answer(reply: dict[str, Any], settings: Settings, encoded: bool = False) -> Any:
+    """Turn a worker's reply into the response (its JSON when ``encoded``), or the exception it stands for.
+    A worker sends the response as an object rather than encoded when it retires after it."""
     if "encoded" in reply:
         return reply["encoded"]
     if "response" in reply:
-        return reply["response"]
+        return response_json(reply["response"]) if encoded else reply["response"]
     error = reply.get("error")
     if error == "memory":
         raise settings.memory_error()

@@ -64,6 +64,15 @@ def test_the_api_sends_the_workers_json_as_jsonify_would(client):
             assert resp.get_data() == jsonify(answer).get_data()
 
 
+def test_an_api_answer_is_json_also_from_a_worker_that_retires_after_it():
+    # a worker that came near its memory bound sends its response as an object (with the order to retire
+    # it), not encoded: the API still gets the JSON it sends
+    reply = {"response": {"allowed": True, "warnings": ["é"]}, "retire": True}
+    answer = isolation._answer(reply, SETTINGS, encoded=True)
+    assert answer == isolation.response_json(reply["response"]) == b'{"allowed":true,"warnings":["\\u00e9"]}\n'
+    assert isolation._answer(reply, SETTINGS) == reply["response"]
+
+
 def test_after_warming_a_gallery_evaluation_generates_no_code(monkeypatch):
     from app.vap import caches, cost_cache, reach
 
