@@ -92,9 +92,10 @@ class Declarations:
     # pool holding them, for type checking against schemas (app.vap.schemas.decltypes.TypedRoots); None:
     # object, oldObject and params are dyn, request and namespaceObject the apiserver's types.
     types: Any = None
-    # Whether the library's functions are declared (:func:`library.function_decls` and extensions). Only
-    # type checking leaves them out, for expressions calling none of them (:func:`library.calls_library`):
-    # they check alike, and an environment without them costs the engine about half as much to set up.
+    # Whether the library's functions are declared (:func:`library.function_decls` and extensions). Type
+    # checking, and the run-time environment of a program naming request or namespaceObject, leave them out
+    # for expressions calling none of them (:func:`library.calls_library`): they check and run alike, and an
+    # environment without them costs the engine a fraction to set up.
     library: bool = True
 
 
