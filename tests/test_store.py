@@ -177,6 +177,33 @@ def test_sqlite_creates_its_data_dir_in_wal_mode(tmp_path):
     assert opened.schema_version() >= 1
 
 
+def test_sqlite_waits_for_another_instance_holding_a_new_file(tmp_path):
+    # Switching a file to WAL while another connection writes to it fails at once in SQLite, whatever the busy
+    # timeout: an instance starting while another creates the file must wait for it rather than give up.
+    path = tmp_path / backends.SQLITE_FILE
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("CREATE TABLE held (a INTEGER)")
+    holder.execute("BEGIN IMMEDIATE")
+    holder.execute("INSERT INTO held VALUES (1)")
+    outcome: list[object] = []
+    starting = threading.Thread(target=lambda: outcome.append(_opened_or_error(str(tmp_path))))
+    starting.start()
+    time.sleep(0.3)
+    holder.execute("COMMIT")
+    holder.close()
+    starting.join()
+    assert isinstance(outcome[0], backends.SQLiteStore), outcome
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+
+
+def _opened_or_error(data_dir: str) -> object:
+    try:
+        return store.open_store(data_dir)
+    except store.StoreUnavailable as exc:
+        return exc
+
+
 def test_database_url_must_name_postgresql(tmp_path):
     with pytest.raises(ValueError, match="postgresql://"):
         store.open_store(str(tmp_path), "mysql://localhost/db")

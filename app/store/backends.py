@@ -12,6 +12,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -154,8 +155,23 @@ class SQLiteStore(Store):
         os.makedirs(data_dir, exist_ok=True)
         self.path = os.path.join(data_dir, SQLITE_FILE)
         self.timeout = timeout
-        self._run(lambda conn: conn.execute("PRAGMA journal_mode=WAL").fetchone())
+        self._use_wal()
         self.migrate()
+
+    def _use_wal(self) -> None:
+        """Put the file in WAL mode (it stays so). SQLite answers "locked" at once, without waiting out the busy
+        timeout, when another connection holds the file while the mode changes: instances starting together on a
+        new file retry until the timeout."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                self._run(lambda conn: conn.execute("PRAGMA journal_mode=WAL").fetchone())
+                return
+            except StoreUnavailable as exc:
+                locked = isinstance(exc.__cause__, sqlite3.OperationalError) and "locked" in str(exc.__cause__)
+                if not locked or time.monotonic() >= deadline:
+                    raise
+            time.sleep(0.01)
 
     def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
         try:
