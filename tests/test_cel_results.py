@@ -118,6 +118,27 @@ def test_optional_values_pass_through_composited_variables(client, validation):
     assert (result["outcome"], result["error"]) == ("pass", None)
 
 
+def test_time_values_deep_in_a_variable_reach_the_expressions_reading_it(client):
+    # the variable's value goes back to the engine: a timestamp or duration in a list inside a map, after
+    # plain values, must come back as one, and the plain parts as they were
+    variables = [("v", "{'plain': dyn([dyn('a'), dyn(1), dyn({'k': [true]})]),"
+                       " 'times': dyn([dyn('x'), dyn(timestamp('2024-01-01T00:00:00Z'))]),"
+                       " 'wait': dyn({'for': duration('90s')})}"), ("n", "{1: [0.0 / 0.0]}")]
+    validations = [
+        "variables.v.times[1] + variables.v.wait['for'] == timestamp('2024-01-01T00:01:30Z')",
+        "variables.v.plain[2].k[0] && variables.v.plain[0] == 'a' && variables.v.times[0] == 'x'",
+        "variables.n[1].size() == 1",
+    ]
+    data = evaluate(client, validations, variables)
+    assert data["problems"] == []
+    result = evaluation(data)
+    assert [(v["outcome"], v["error"]) for v in result["validations"]] == [("pass", None)] * 3
+    assert [v["value"] for v in result["variables"]] == [
+        {"plain": ["a", 1, {"k": [True]}], "times": ["x", "2024-01-01T00:00:00Z"], "wait": {"for": "90s"}},
+        {"1": ["NaN"]},
+    ]
+
+
 def test_has_on_a_variable_evaluates_it(client):
     # pkg/cel/lazy MapValue.Find resolves the field: has() is true, or the variable's error
     data = evaluate(client, ["has(variables.bad)"], [("bad", "1 / 0 == 1")])

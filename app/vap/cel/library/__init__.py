@@ -239,7 +239,14 @@ def render_value(value: Any) -> Any:
     ``string()`` gives them; bytes as ``b'...'``; types by their name; NaN and infinities as cel-go
     prints them (``NaN``, ``+Inf``, ``-Inf``), since JSON has no such numbers.
     """
-    if value is None or isinstance(value, bool | int | str):
+    cls = value.__class__
+    if cls is str or cls is int or cls is bool or value is None:
+        return value
+    if cls is dict:
+        return {(k if k.__class__ is str else _render_key(k)): render_value(v) for k, v in value.items()}
+    if cls is list:
+        return [render_value(v) for v in value]
+    if isinstance(value, bool | int | str):
         return value
     if isinstance(value, float):
         if math.isnan(value):

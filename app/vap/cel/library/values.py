@@ -68,7 +68,23 @@ def cel_compare(a: Any, b: Any) -> int:
 
 def to_engine(value: Any) -> Any:
     """A Python value as a Python function may hand it back to the engine: timestamps and durations
-    as their protobuf messages (the engine takes no datetime / timedelta), in lists and maps too."""
+    as their protobuf messages (the engine takes no datetime / timedelta), in lists and maps too. A
+    container holding neither is handed back as it is, not copied."""
+    cls = value.__class__
+    if cls in _PLAIN:
+        return value
+    if cls is list:
+        for i, item in enumerate(value):
+            converted = to_engine(item)
+            if converted is not item:
+                return [*value[:i], converted, *(to_engine(v) for v in value[i + 1:])]
+        return value
+    if cls is dict:
+        for key, item in value.items():
+            converted = to_engine(item)
+            if converted is not item:
+                return {k: (converted if k is key else to_engine(v)) for k, v in value.items()}
+        return value
     if isinstance(value, datetime.datetime):
         ts = timestamp_pb2.Timestamp()
         ts.FromDatetime(value)
@@ -78,9 +94,12 @@ def to_engine(value: Any) -> Any:
         d.FromTimedelta(value)
         return d
     if isinstance(value, list):
-        converted = [to_engine(v) for v in value]
-        return value if all(a is b for a, b in zip(converted, value, strict=True)) else converted
+        converted_list = [to_engine(v) for v in value]
+        return value if all(a is b for a, b in zip(converted_list, value, strict=True)) else converted_list
     if isinstance(value, dict):
         items = {k: to_engine(v) for k, v in value.items()}
         return value if all(items[k] is value[k] for k in value) else items
     return value
+
+
+_PLAIN = frozenset((str, int, bool, float, bytes, type(None)))
