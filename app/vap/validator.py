@@ -242,15 +242,20 @@ class ExpressionRecord:
     engine_limit: bool = False
 
 
-@dataclass(slots=True)
 class ValidateResult:
-    decisions: list[PolicyDecision] = field(default_factory=list)
-    audit_annotations: list[AuditAnnotationResult] = field(default_factory=list)
-    match_conditions: list[dict[str, Any]] = field(default_factory=list)
-    matched: bool = True
-    match_error: str | None = None
-    variables: list[dict[str, Any]] = field(default_factory=list)
-    validations: list[dict[str, Any]] = field(default_factory=list)
+    """What one Validate call gave: its decisions and, for the results view, what each expression did."""
+
+    __slots__ = ("decisions", "audit_annotations", "match_conditions", "matched", "match_error", "variables",
+                 "validations")
+
+    def __init__(self) -> None:  # written out: a dataclass's factories cost more, once per (binding, param)
+        self.decisions: list[PolicyDecision] = []
+        self.audit_annotations: list[AuditAnnotationResult] = []
+        self.match_conditions: list[dict[str, Any]] = []
+        self.matched = True
+        self.match_error: str | None = None
+        self.variables: list[dict[str, Any]] = []
+        self.validations: list[dict[str, Any]] = []
 
 
 def _run(
@@ -542,15 +547,15 @@ def _decide(
 ) -> None:
     """The decision of one validation, and its record for the results view, appended to the lists."""
     if rec.error is not None:
-        decision = PolicyDecision(err_action, ERROR, rec.error, index=planned.index)
+        decision = PolicyDecision(err_action, ERROR, rec.error, None, planned.index)
     elif message_budget_error is not None:
         decision = PolicyDecision(err_action, ERROR, "failed messageExpression: " + message_budget_error,
                                   index=planned.index)
     elif rec.result is not True:
         message = planned.static_message if msg_rec is None else failure_message(planned, msg_rec)
-        decision = PolicyDecision(DENY, DENY, message, reason=planned.reason, index=planned.index)
+        decision = PolicyDecision(DENY, DENY, message, planned.reason, planned.index)
     else:
-        decision = PolicyDecision(ADMIT, ADMIT, index=planned.index)
+        decision = PolicyDecision(ADMIT, ADMIT, "", None, planned.index)
     decisions.append(decision)
     entry: dict[str, Any] = {
         "index": planned.index,
