@@ -99,7 +99,7 @@ class Declarations:
     library: bool = True
 
 
-@dataclass
+@dataclass(slots=True)
 class Compiled:
     """The result of compiling one expression: a program, or the apiserver's error detail."""
 

@@ -35,13 +35,19 @@ class CompileIssue:
     message: str
 
 
+_ADAPTER_ISSUE: Any = None
+
+
 def _issue_class() -> Any:
+    global _ADAPTER_ISSUE
+    if _ADAPTER_ISSUE is not None:
+        return _ADAPTER_ISSUE
     try:  # prefer the adapter's class when it defines one (same fields)
         from .. import CompileIssue as adapter_issue  # type: ignore[attr-defined]
-
-        return adapter_issue
     except Exception:  # pragma: no cover - circular import during start-up
         return CompileIssue
+    _ADAPTER_ISSUE = adapter_issue
+    return adapter_issue
 
 
 def _line_col(text: str, offset: int) -> tuple[int, int]:
@@ -51,11 +57,17 @@ def _line_col(text: str, offset: int) -> tuple[int, int]:
 
 
 class _Positions:
+    """Where each node of a checked expression is, read from the AST when an issue is first reported
+    (most expressions have none)."""
+
     def __init__(self, checked: Any, expression: str, locate: Callable[[int], tuple[int, int]] | None) -> None:
-        self.positions = dict(checked.source_info.positions.items())
+        self.checked = checked
+        self.positions: dict[int, int] | None = None
         self.locate = locate or (lambda offset: _line_col(expression, offset))
 
     def line_col(self, expr_id: int) -> tuple[int, int]:
+        if self.positions is None:
+            self.positions = dict(self.checked.source_info.positions.items())
         return self.locate(self.positions.get(expr_id, 0))
 
 

@@ -6,6 +6,8 @@ it; a playground emulating server version N evaluates with the environment of N.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 # Released minor versions (1.37.0 is the newest release; 1.38 is in alpha), oldest first; the default is the newest.
 SUPPORTED_VERSIONS: tuple[str, ...] = (
     "1.28", "1.29", "1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36", "1.37",
@@ -17,6 +19,7 @@ DEFAULT_VERSION = SUPPORTED_VERSIONS[-1]
 COMPARISON_OPERATORS = ("_<_", "_<=_", "_>_", "_>=_")
 
 
+@lru_cache(maxsize=64)  # read at every compile and check, nearly always of the same few texts
 def version_tuple(version: str | tuple[int, int]) -> tuple[int, int]:
     """Parse "1.34" (or "v1.34", "1.34.2") into (1, 34)."""
     if isinstance(version, tuple):
