@@ -46,8 +46,10 @@ def run(
     common = {"table": table, "lookup_namespace": cluster.namespace, "version": version, "authorizer": authorizer}
     mutating = webhooks.dispatch(hooks, attrs, mutating=True, **common)
     validating = webhooks.dispatch(hooks, attrs, mutating=False, **common)
-    outcome = kyverno.evaluate(policies, attrs, config=kyverno.load_configuration(cluster.objects), cluster=cluster,
-                               table=table, version=version, authorizer=authorizer)
+    outcome = kyverno.Outcome()  # no Kyverno policy: Kyverno registers no webhook, its configuration plays no part
+    if policies:
+        outcome = kyverno.evaluate(policies, attrs, config=kyverno.load_configuration(cluster.objects),
+                                   cluster=cluster, table=table, version=version, authorizer=authorizer)
     return Others(mutating, validating, outcome)
 
 

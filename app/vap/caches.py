@@ -4,16 +4,17 @@ What the core remembers between requests, all bounded: parsed panes (:mod:`docum
 and bindings after defaulting and API validation (kept with their documents), compiled expressions
 and CEL environments (:mod:`cel`), compiled policies (:mod:`validator`), type-checking results
 (:mod:`typecheck`) and the declared types they check against, cost estimates (:mod:`cost_cache`),
-compiled regular expressions, parsed URLs and error texts of the CEL library. :func:`clear` empties
-them, so the next evaluation is a first one (the benchmark's cold start); what does not depend on any
-input (the Kubernetes library's declarations, the built-in schemas, the declared types of ``request``
-and ``namespaceObject``) stays loaded.
+compiled regular expressions, parsed URLs and error texts of the CEL library, Kyverno's resource
+filters. :func:`clear` empties them, so the next evaluation is a first one (the benchmark's cold
+start); what does not depend on any input (the Kubernetes library's declarations, the built-in
+schemas, the declared types of ``request`` and ``namespaceObject``) stays loaded.
 """
 
 from __future__ import annotations
 
 from . import cel, cost_cache, documents, typecheck, validator
 from .cel.library import astproto, errors, regex, urls
+from .kyverno import config as kyverno_config
 from .schemas import decltypes
 
 
@@ -32,6 +33,7 @@ def clear() -> None:
     cost_cache.clear()
     for function in (*_lru_functions(regex), *_lru_functions(urls), *_lru_functions(errors)):
         function.cache_clear()
+    kyverno_config._filters_of.cache_clear()
     decltypes.typed_roots.cache_clear()
     decltypes.clear_kind_types()
     decltypes.typed_roots(None, None)  # the apiserver's request and namespaceObject types: no input in them

@@ -10,6 +10,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from . import wildcard
@@ -110,6 +111,11 @@ class Configuration:
 
 
 def _parse_filters(text: str) -> list[Filter]:
+    return list(_filters_of(text))
+
+
+@lru_cache(maxsize=16)  # the chart's default filters, read for every request Kyverno may see
+def _filters_of(text: str) -> tuple[Filter, ...]:
     out: list[Filter] = []
     for m in _FILTER.finditer(text):
         elements = m.group(1).split(",")
@@ -125,7 +131,7 @@ def _parse_filters(text: str) -> list[Filter]:
             continue
         g, v, k, s = parse_kind_selector(kind)
         out.append(Filter(g, v, k, s, namespace, name, m.group(0)))
-    return out
+    return tuple(out)
 
 
 def _parse_subjects(text: str) -> tuple[list[str], list[str]]:
