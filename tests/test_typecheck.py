@@ -743,6 +743,16 @@ LIBRARY_FREE_CASES = [
     "[object.metadata.name].exists(n, n.startsWith(object.spec.replicas))", "type(object.spec) == 'x'",
     "object.spec.template.spec.containers.map(c, c.image).join(',') == 1",
     "variables.n.size() > 0 && variables.n.endsWith(1)",
+    # the library's comparisons and string() alone
+    "object.spec.replicas < 2.5 && object.spec.replicas >= 1u && 1.5 > object.spec.replicas",
+    "object.spec.replicas < 'x'", "object.metadata.name > 1", "object.spec.paused < true && b'a' <= b'b'",
+    "object.metadata.creationTimestamp < timestamp('2024-01-01T00:00:00Z')",
+    "duration('1h') > duration('1m') && object.spec.minReadySeconds > duration('1s')",
+    "object.spec.template.spec.containers.all(c, c.name > 1)", "[1, 2.0] < [3]", "{'a': 1} > {'a': 2}",
+    "string(object.spec.replicas) == 1", "string(object.spec.paused) + string(2.5) + string(b'x') == 'a'",
+    "string(object.metadata) == ''", "string(object.metadata.creationTimestamp) > 1",
+    "string(dyn(object.spec.replicas)) > object.metadata.name && string(1u) == string(duration('1s'))",
+    "variables.n > 1 && string(variables.n) == variables.n",
 ]
 
 
@@ -768,12 +778,13 @@ def test_a_policy_calling_no_library_function_is_checked_alike_without_the_libra
     cel._check.cache_clear()
     for expression in LIBRARY_FREE_CASES:
         lean[expression] = issues_of(expression)
-    # most cases call no library function: their types were declared in environments without it
-    assert typed_libraries.count(False) >= 20
+    # most cases call no library function, or only its comparisons and string(): their types were declared in
+    # environments without the library, or with just those
+    assert typed_libraries.count(False) >= 15 and typed_libraries.count(cel.BASIC) >= 15
     typecheck.clear_cache()
     cel._checking_environment.cache_clear()
     cel._check.cache_clear()
-    monkeypatch.setattr(typecheck, "_calls_library", lambda *args: True)
+    monkeypatch.setattr(typecheck, "_library_use", lambda *args: True)
     assert {expression: issues_of(expression) for expression in LIBRARY_FREE_CASES} == lean
     assert any(lean.values())  # the cases hold errors
 
@@ -781,10 +792,16 @@ def test_a_policy_calling_no_library_function_is_checked_alike_without_the_libra
 def test_a_policy_calling_a_library_function_is_checked_with_the_library():
     spec = _spec(DEPLOYMENTS, validations=["object.spec.replicas == 1",
                                            "quantity(object.metadata.name).isInteger() == 'x'"])
-    assert typecheck._calls_library("", spec, "1.36")
+    assert typecheck._library_use("", spec, "1.36") is True
     assert [m for *_, m in _issues(_check(spec))] == [
         "found no matching overload for '_==_' applied to '(bool, string)'"]
-    assert not typecheck._calls_library("", _spec(DEPLOYMENTS, validations=["object.spec.replicas == 1"]), "1.36")
+    assert typecheck._library_use("", _spec(DEPLOYMENTS, validations=["object.spec.replicas == 1"]), "1.36") is False
+    basic = _spec(DEPLOYMENTS, validations=["object.spec.replicas > 1", "string(object.spec.replicas) == 'x'"])
+    assert typecheck._library_use("", basic, "1.36") == cel.BASIC
+    with_ip = _spec(DEPLOYMENTS, validations=["string(variables.addr) == ''"],
+                    variables=[{"name": "addr", "expression": "ip('10.0.0.1')"}])
+    assert typecheck._library_use("", with_ip, "1.36") is True  # a variable calls the library
+    assert _issues(_check(with_ip)) == []
 
 
 def test_object_and_params_are_of_distinct_types_even_of_one_kind():

@@ -212,9 +212,9 @@ def _check_site(expression: str, kind: str, typed: cel.Declarations, plain: cel.
 
 
 def _compile_all(spec: Mapping[str, Any], version: str, roots: TypedRoots,
-                 library: bool = True) -> dict[str, cel.Compiled]:
+                 library: bool | str = True) -> dict[str, cel.Compiled]:
     """Compile every expression with typed roots; variables typed by their own typed compile. ``library``:
-    whether the typed environment declares the library's functions (see :func:`_calls_library`)."""
+    what of the library's functions the typed environment declares (see :func:`_library_use`)."""
     has_params = spec.get("paramKind") is not None
     results: dict[str, cel.Compiled] = {}
     visible: list[tuple[str, ...]] = []
@@ -222,7 +222,7 @@ def _compile_all(spec: Mapping[str, Any], version: str, roots: TypedRoots,
 
     def declarations(types: TypedRoots | None, variables: list[tuple[str, ...]]) -> cel.Declarations:
         return cel.Declarations(version=version, params=has_params, variables=tuple(variables), types=types,
-                                library=library or types is None)
+                                library=library if types is not None else True)
 
     def plain() -> cel.Declarations | None:
         return declarations(None, plain_visible) if plain_visible == visible else None
@@ -316,19 +316,27 @@ def _selected_fields(name: str, spec: Mapping[str, Any], version: str) -> tuple[
     return obj, roots.get("params") or {}
 
 
-def _calls_library(name: str, spec: Mapping[str, Any], version: str) -> bool:
-    """Whether an expression of the policy calls a function of the library (read from the programs
-    evaluation runs; True when an expression has none): the typed environments of a policy that calls
-    none leave the library out (:attr:`cel.Declarations.library`)."""
+def _library_use(name: str, spec: Mapping[str, Any], version: str) -> bool | str:
+    """What of the library the policy's expressions call, together (read from the programs evaluation runs;
+    True when an expression has none): the typed environments of a policy that calls none of its functions
+    leave the library out, of one that calls only its comparisons and string() declare just those
+    (:attr:`cel.Declarations.library`)."""
     compiled = validator.compile_policy(name, spec, version).expressions
-    return any(c.program is None or cel.library.calls_library(c.checked_program or c.program, version)
-               for c in compiled)
+    uses: set[bool | str] = set()
+    for c in compiled:
+        if c.program is None:
+            return True
+        use = cel.library.library_use(c.checked_program or c.program, version)
+        if use is True:
+            return True
+        uses.add(use)
+    return cel.BASIC if cel.BASIC in uses else False
 
 
 def _check(spec: Mapping[str, Any], version: str, kinds: Sequence[KindSchema], params: KindSchema | None,
            schemas: SchemaSet, explanation: tuple[str, ...], name: str = "") -> TypeChecking:
     object_fields, params_fields = _selected_fields(name, spec, version)
-    library = _calls_library(name, spec, version)
+    library = _library_use(name, spec, version)
     params_types = kind_types(params, schemas, version, params_fields, root="params") if params is not None else None
     per_site: dict[str, list[tuple[str, list[cel.CompileIssue]]]] = {}
     for kind in kinds:

@@ -78,6 +78,9 @@ class CompileIssue:
     message: str
 
 
+BASIC = "basic"  # Declarations.library: the library's comparisons and string() alone
+
+
 @dataclass(frozen=True)
 class Declarations:
     """What an expression may reference; the key of the environment cache."""
@@ -95,8 +98,10 @@ class Declarations:
     # Whether the library's functions are declared (:func:`library.function_decls` and extensions). Type
     # checking, and the run-time environment of a program naming request or namespaceObject, leave them out
     # for expressions calling none of them (:func:`library.calls_library`): they check and run alike, and an
-    # environment without them costs the engine a fraction to set up.
-    library: bool = True
+    # environment without them costs the engine a fraction to set up. BASIC (type checking only): just the
+    # library's comparisons and string(), for expressions calling no other of its functions
+    # (:func:`library.library_use`).
+    library: bool | str = True
 
 
 @dataclass(slots=True)
@@ -270,7 +275,7 @@ def _build_environment(decls: Declarations, *, typed: bool) -> Any:
         variables.update(library.authorizer_variables(decls.version))
     # the functions variables of common types are read through, in every environment (declaring them costs
     # the engine nothing measurable; an expression naming them is refused, see _internal_names)
-    functions = [*(library.function_decls(decls.version) if decls.library else ()), *_shared_variable_declarations()]
+    functions = [*_library_functions(decls), *_shared_variable_declarations()]
     for entry in decls.variables or ():
         name, signature = entry[0], _variable_signature(entry, typed)
         encoded = _encoded_signature(signature)
@@ -298,10 +303,18 @@ def _build_environment(decls: Declarations, *, typed: bool) -> Any:
         return cel.NewEnv(
             descriptor_pool=pool,
             config=_environment_config(decls.version),
-            extensions=library.extensions(decls.version) if decls.library else [],
+            extensions=library.extensions(decls.version) if decls.library is True else [],
             variables=variables,
             functions=functions,
         )
+
+
+def _library_functions(decls: Declarations) -> list[Any]:
+    if decls.library is True:
+        return library.function_decls(decls.version)
+    if decls.library == BASIC:
+        return library.basic_function_decls(decls.version)
+    return []
 
 
 def _engine_type(signature: str) -> Any:

@@ -62,7 +62,7 @@ from .errors import (
 )
 from .transform import INTERNAL_PREFIX, may_hold_optionals, optional_maps_reach_python, rewrite
 from .values import to_engine
-from .versions import DEFAULT_VERSION, SUPPORTED_VERSIONS, normalize_version, version_tuple
+from .versions import COMPARISON_OPERATORS, DEFAULT_VERSION, SUPPORTED_VERSIONS, normalize_version, version_tuple
 from .versions import environment_yaml as _standard_yaml
 
 __all__ = [
@@ -78,6 +78,8 @@ __all__ = [
     "authorizer_activation",
     "authorizer_value",
     "authorizer_variables",
+    "BASIC_FUNCTIONS",
+    "basic_function_decls",
     "calls_library",
     "check_expression",
     "compile_limit_error",
@@ -88,6 +90,7 @@ __all__ = [
     "extensions",
     "function_decls",
     "is_engine_limit",
+    "library_use",
     "may_hold_optionals",
     "optional_maps_reach_python",
     "normalize_version",
@@ -130,6 +133,17 @@ def function_decls(version: str) -> list[Any]:
     return list(_function_decls(version_tuple(version)))
 
 
+# The library's functions that restate standard ones: the comparisons (with cel-go's cross-type numeric
+# overloads) and string() (with string(IP) and string(CIDR)). The environment configuration leaves the
+# engine's own out, so an expression calling them needs these declarations, and none other of the library.
+BASIC_FUNCTIONS = frozenset((*COMPARISON_OPERATORS, "string"))
+
+
+def basic_function_decls(version: str) -> list[Any]:
+    """The library's declarations of :data:`BASIC_FUNCTIONS`, as :func:`function_decls` has them."""
+    return [d for d in _function_decls(version_tuple(version)) if signature(d)[0] in BASIC_FUNCTIONS]
+
+
 def environment_yaml(version: str) -> str:
     """The engine's YAML configuration for a Kubernetes version: standard extensions, and the
     library declarations with optional result types."""
@@ -160,6 +174,21 @@ def _declared_names(v: tuple[int, int]) -> frozenset[str] | None:
             return None
         names.update((name, name.rsplit(".", 1)[-1]))  # as a call names it, with a namespace or not
     return frozenset(names)
+
+
+def library_use(program: Any, version: str) -> bool | str:
+    """What of the library a checked program calls: ``False`` nothing, ``"basic"`` no function but
+    :data:`BASIC_FUNCTIONS` (then :func:`basic_function_decls` alone check it alike), ``True`` more."""
+    v = version_tuple(version)
+    names = _declared_names(v)
+    if names is None or astproto.calls_any(program, _declared_beyond_basic(v)):
+        return True
+    return "basic" if astproto.calls_any(program, BASIC_FUNCTIONS) else False
+
+
+@lru_cache(maxsize=16)
+def _declared_beyond_basic(v: tuple[int, int]) -> frozenset[str]:
+    return frozenset(_declared_names(v) or ()) - BASIC_FUNCTIONS
 
 
 def calls_library(program: Any, version: str) -> bool:
