@@ -55,7 +55,7 @@ def _whole(value: Any) -> Any:
 @pytest.fixture
 def plain_core(monkeypatch):
     """Switch every fast path off: no pane cache, full inputs, one conversion per evaluation, the
-    cost estimator walking every time."""
+    cost estimator walking every time, every environment declaring the whole library."""
 
     def switch() -> None:
         monkeypatch.setattr(documents._PANES, "budget", 0)
@@ -65,6 +65,7 @@ def plain_core(monkeypatch):
         monkeypatch.setattr(validator, "_data", lambda *a: data(*a[:-1], 1))  # one reader: a plain dict
         monkeypatch.setattr(cost_cache, "core_cost", lambda program, values: library.expression_cost(program,
                                                                                                        values).core)
+        monkeypatch.setattr(cel, "library_level", lambda texts: True)  # the whole library declared everywhere
         caches.clear()
 
     return switch
@@ -335,6 +336,60 @@ def test_most_programs_naming_request_run_without_the_library():
         cel.compile_expression(expression, cel.VARIABLE, decls)
     # one environment without the library for most, one with it for the few its rewriting changes
     assert cel._runtime_environment.cache_info().currsize == 2
+
+
+BASIC_PROBES = [
+    "object.spec.replicas < 2.5 && object.spec.replicas >= 1u && string(object.spec.replicas) == '3'",
+    "object.metadata.name > 'a' && b'a' < b'b' && duration('1m') > duration('1s')",
+    "string(object.metadata.creationTimestamp) + string(1.5) + string(true)",
+    "object.status.conditions.all(c, c.lastTransitionTime < '2025')",
+    "object.spec.replicas < 'x'",
+    # rewritten by the library (Go's formatting of a duration): run where the whole library is declared
+    "string(duration('1500ms')) == '1.5s' && string(duration('-90s')) == '-1m30s'",
+]
+
+
+@pytest.mark.parametrize("expression", BASIC_PROBES)
+def test_a_policy_calling_only_the_library_comparisons_and_string_runs_alike_with_those_alone(expression):
+    data = {"object": OBJECT, "oldObject": OLD, "params": PARAMS, "namespaceObject": NAMESPACE, "request": REQUEST}
+    outcomes = []
+    for level in (cel.BASIC, True):
+        decls = cel.Declarations(version=library.DEFAULT_VERSION, params=True, variables=(), library=level)
+        cel.compile_expression.cache_clear()
+        compiled = cel.compile_expression(expression, cel.VALIDATION, decls)
+        outcomes.append((compiled.error, _outcome(compiled, data) if compiled.program is not None else None))
+    assert outcomes[0] == outcomes[1]
+
+
+def test_a_policy_s_expressions_share_the_environment_of_its_library_level(monkeypatch):
+    assert validator.library_level({"validations": [{"expression": "object.spec.replicas < 3"},
+                                                    {"expression": "string(1) == '1'", "messageExpression": "'x'"}],
+                                    "variables": [{"name": "a", "expression": "object.metadata.name"}]}) == cel.BASIC
+    for spec in ({"validations": [{"expression": "object.spec.replicas < 3"},
+                                  {"expression": "quantity(object.x).isInteger()"}]},
+                 {"matchConditions": [{"name": "m", "expression": "int(object.x) > 1"}]},
+                 {"auditAnnotations": [{"key": "k", "valueExpression": "format.named('uuid').hasValue() ? '' : ''"}]},
+                 {"validations": [{"expression": "object.x == 1", "messageExpression": "object.y.indexOf ('a')"}]}):
+        assert validator.library_level(spec) is True, spec
+    built: list[Any] = []
+    build = cel._build_environment
+
+    def noting(declarations, typed):
+        built.append(declarations.library)
+        return build(declarations, typed=typed)
+
+    monkeypatch.setattr(cel, "_build_environment", noting)
+    caches.clear()
+    compiled = validator.compile_policy("p", {"validations": [{"expression": "object.spec.replicas < 3"},
+                                                              {"expression": "string(duration('1s')) == '1s'"}]},
+                                        library.DEFAULT_VERSION)
+    assert [c.error for c in compiled.expressions] == [None, None]
+    # the second is rewritten by the library (Go's formatting of a duration): compiled again where all of it
+    # is declared; the first runs where only the comparisons and string() are
+    assert built == [cel.BASIC, True]
+    data = {"object": {"spec": {"replicas": 2}}}
+    assert [cel.evaluate(c, data) for c in compiled.expressions] == [True, True]
+    caches.clear()
 
 
 def test_pruning_leaves_out_what_no_expression_reads():

@@ -216,13 +216,14 @@ def _compile_all(spec: Mapping[str, Any], version: str, roots: TypedRoots,
     """Compile every expression with typed roots; variables typed by their own typed compile. ``library``:
     what of the library's functions the typed environment declares (see :func:`_library_use`)."""
     has_params = spec.get("paramKind") is not None
+    checking_library = validator.library_level(spec)  # where expressions that read no typed root are checked
     results: dict[str, cel.Compiled] = {}
     visible: list[tuple[str, ...]] = []
     plain_visible: list[tuple[str, ...]] = []  # the variables as typed where object, oldObject and params are dyn
 
     def declarations(types: TypedRoots | None, variables: list[tuple[str, ...]]) -> cel.Declarations:
         return cel.Declarations(version=version, params=has_params, variables=tuple(variables), types=types,
-                                library=library if types is not None else True)
+                                library=library if types is not None else checking_library)
 
     def plain() -> cel.Declarations | None:
         return declarations(None, plain_visible) if plain_visible == visible else None

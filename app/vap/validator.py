@@ -148,23 +148,39 @@ def expression_declarations(
     """Compile the variables in order (with ``compile_variable``: :func:`cel.check_expression` when
     nothing is to run); return them and the declarations of each expression kind."""
     has_params = spec.get("paramKind") is not None
+    level = library_level(spec)
     variables: list[tuple[str, cel.Compiled]] = []
     visible: list[tuple[str, ...]] = []
     for item in spec.get("variables") or []:
         if not isinstance(item, Mapping):
             continue
         name = str(item.get("name") or "")
-        decls = cel.Declarations(version=version, params=has_params, variables=tuple(visible))
+        decls = cel.Declarations(version=version, params=has_params, variables=tuple(visible), library=level)
         compiled = compile_variable(str(item.get("expression") or ""), cel.VARIABLE, decls)
         variables.append((name, compiled))
         visible = [v for v in visible if v[0] != name]
         visible.append(cel.variable_declaration(name, compiled))
     full = tuple(visible)
-    validation = cel.Declarations(version=version, params=has_params, variables=full)
-    message = cel.Declarations(version=version, params=has_params, authorizer=False, variables=full)
-    audit = cel.Declarations(version=version, params=has_params, variables=full)
-    match = cel.Declarations(version=version, params=has_params, variables=None)
+    validation = cel.Declarations(version=version, params=has_params, variables=full, library=level)
+    message = cel.Declarations(version=version, params=has_params, authorizer=False, variables=full, library=level)
+    audit = cel.Declarations(version=version, params=has_params, variables=full, library=level)
+    match = cel.Declarations(version=version, params=has_params, variables=None, library=level)
     return variables, validation, message, audit, match
+
+
+def library_level(spec: Mapping[str, Any]) -> bool | str:
+    """What of the library the environments a policy's expressions are checked and run in declare
+    (:func:`cel.library_level`, over every expression of the policy, so that they share one)."""
+    texts = []
+    for section, keys in _EXPRESSION_KEYS:
+        for item in spec.get(section) or []:
+            if isinstance(item, Mapping):
+                texts += [str(item[key]) for key in keys if item.get(key) is not None]
+    return cel.library_level(texts)
+
+
+_EXPRESSION_KEYS = (("variables", ("expression",)), ("matchConditions", ("expression",)),
+                    ("validations", ("expression", "messageExpression")), ("auditAnnotations", ("valueExpression",)))
 
 
 def _cache_key(spec: Mapping[str, Any]) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -652,7 +652,10 @@ def compile_check_for(version: str) -> Callable[[str], validation.CompileCheck]:
 
     def for_version(_: str) -> validation.CompileCheck:
         def check(site: validation.ExpressionSite) -> FieldError | None:
-            compiled = cel.check_expression(site.expression, cel.MATCH_CONDITION, decls)
+            # declared as evaluation declares it (validator.expression_declarations), for a webhook of one
+            # matchCondition: the check is the one evaluation reuses
+            site_decls = replace(decls, library=cel.library_level([site.expression]))
+            compiled = cel.check_expression(site.expression, cel.MATCH_CONDITION, site_decls)
             if compiled.error is None:
                 return None
             return validation.invalid(site.field, site.value, compiled.error)

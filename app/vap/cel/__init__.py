@@ -34,7 +34,7 @@ from __future__ import annotations
 import contextvars
 import re
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 from typing import Any
@@ -98,9 +98,10 @@ class Declarations:
     # Whether the library's functions are declared (:func:`library.function_decls` and extensions). Type
     # checking, and the run-time environment of a program naming request or namespaceObject, leave them out
     # for expressions calling none of them (:func:`library.calls_library`): they check and run alike, and an
-    # environment without them costs the engine a fraction to set up. BASIC (type checking only): just the
-    # library's comparisons and string(), for expressions calling no other of its functions
-    # (:func:`library.library_use`).
+    # environment without them costs the engine a fraction to set up. BASIC: just the library's comparisons
+    # and string(), for a policy whose expressions call no other of its functions (type checking:
+    # :func:`library.library_use`; checking and running: :func:`library_level`), half the engine's set-up;
+    # an expression the library's rewriting changes is compiled again where the whole library is declared.
     library: bool | str = True
 
 
@@ -703,6 +704,16 @@ def check_expression(expression: str, kind: str, decls: Declarations) -> Compile
     return _check(expression, kind, decls)[0]
 
 
+def library_level(texts: Iterable[str]) -> bool | str:
+    """What of the library the checking environment of these expressions (a policy's) declares: BASIC
+    when none of them may call more of it than its comparisons and string(), else all of it."""
+    return True if any(library.may_call_beyond_basic(t) for t in texts) else BASIC
+
+
+def _full_library(decls: Declarations) -> Declarations:
+    return replace(decls, library=True) if decls.library == BASIC else decls
+
+
 def mentions(text: str, *names: str) -> bool:
     """Whether the expression text names any of ``names`` as an identifier (inside a string too)."""
     return any(_mention(name).search(text) is not None for name in names)
@@ -730,6 +741,15 @@ def _checking_version(version: str, text: str) -> str:
 def compile_expression(expression: str, kind: str, decls: Declarations) -> Compiled:
     """Compile one expression of a kind (validation, messageExpression, ...) in an environment."""
     decls = _environment_declarations(decls, expression)
+    if decls.library != BASIC:
+        return _compile(expression, kind, decls)
+    try:
+        return _compile(expression, kind, decls)
+    except _Rewritten:  # the library's rewriting changes the program: it runs where the library is declared
+        return _compile(expression, kind, _full_library(decls))
+
+
+def _compile(expression: str, kind: str, decls: Declarations) -> Compiled:
     # the check API validation (or type checking) made is reused, not compiled again; the copy is this
     # expression's own object (its programs are set on it below)
     checked, rewrite = _check(expression, kind, decls)
@@ -739,7 +759,7 @@ def compile_expression(expression: str, kind: str, decls: Declarations) -> Compi
         return compiled
     env = environment(decls)
     if _runs_where_checked(text, decls):
-        program = _runtime_program(env, compiled.checked_program, text, compiled.engine_type)
+        program = _runtime_program(env, compiled.checked_program, text, compiled.engine_type, decls.library is True)
     else:
         program = None
         if not library.calls_library(compiled.checked_program, decls.version):
@@ -749,13 +769,15 @@ def compile_expression(expression: str, kind: str, decls: Declarations) -> Compi
                                      with_library=False)
         if program is None:
             runtime_env = runtime_environment(decls)
-            program = _moved_program(env, runtime_env, compiled.checked_program, text, compiled.engine_type)
+            program = _moved_program(env, runtime_env, compiled.checked_program, text, compiled.engine_type,
+                                     with_library=decls.library is True)
             if program is None:  # the checking environment refuses the run-time text: compiled where it runs
                 try:
                     runtime_checked = runtime_env.compile(text)
                 except Exception as exc:  # not seen: what type-checks with declared types also does with dyn ones
                     return _failed(compiled, _engine_issues(str(exc), rewrite, expression, decls))
-                program = _runtime_program(runtime_env, runtime_checked, text, compiled.engine_type)
+                program = _runtime_program(runtime_env, runtime_checked, text, compiled.engine_type,
+                                           decls.library is True)
     compiled.program = program
     compiled.holds_optionals = library.may_hold_optionals(compiled.program)
     if compiled.holds_optionals and library.optional_maps_reach_python(compiled.program):
@@ -791,9 +813,10 @@ def _runtime_text(text: str, engine_type: str) -> tuple[str, bool]:
     return runtime_text, encoded
 
 
-def _runtime_program(env: Any, checked: Any, text: str, engine_type: str) -> Any:
+def _runtime_program(env: Any, checked: Any, text: str, engine_type: str, with_library: bool = True) -> Any:
     """The program to evaluate: presence tests on the roots guarded, a value holding optionals
-    encoded (see display_value), and the library's rewriting of the checked AST applied."""
+    encoded (see display_value), and the library's rewriting of the checked AST applied (``with_library``
+    False: an environment declaring not all of the library, where a rewriting raises _Rewritten)."""
     runtime_text, encoded = _runtime_text(text, engine_type)
     program = checked
     if runtime_text != text:
@@ -802,7 +825,7 @@ def _runtime_program(env: Any, checked: Any, text: str, engine_type: str) -> Any
         except Exception:  # keep the checked program: same result except for has() on a null root
             if encoded:
                 program = env.compile(_encode_text(engine_type, text + "\n"))
-    return library.rewrite(program, env.deserialize)
+    return library.rewrite(program, env.deserialize if with_library else _refuse_rewriting)
 
 
 def _moved_program(env: Any, runtime_env: Any, checked: Any, text: str, engine_type: str,

@@ -91,6 +91,7 @@ __all__ = [
     "function_decls",
     "is_engine_limit",
     "library_use",
+    "may_call_beyond_basic",
     "may_hold_optionals",
     "optional_maps_reach_python",
     "normalize_version",
@@ -189,6 +190,28 @@ def library_use(program: Any, version: str) -> bool | str:
 @lru_cache(maxsize=16)
 def _declared_beyond_basic(v: tuple[int, int]) -> frozenset[str]:
     return frozenset(_declared_names(v) or ()) - BASIC_FUNCTIONS
+
+
+def may_call_beyond_basic(text: str) -> bool:
+    """Whether an expression's text may call a function of the library other than :data:`BASIC_FUNCTIONS`,
+    or one whose call the library's rewriting changes (int(), uint(), double(), format.named(), validate()):
+    a name of one followed by ``(``, anywhere in the text (in a string too). When it may not, the expression
+    compiles and runs alike with :func:`basic_function_decls` alone (a rewriting the text does not show,
+    such as of an equality on quantities held in variables, is refused where it would run there). The
+    names are those of every supported version, so that the answer is the same whatever the version."""
+    return _beyond_basic_call().search(text) is not None
+
+
+@lru_cache(maxsize=1)
+def _beyond_basic_call() -> re.Pattern[str]:
+    names = {"int", "uint", "double", "named", "validate"}
+    for version in SUPPORTED_VERSIONS:
+        v = version_tuple(version)
+        if _declared_names(v) is None:  # a declaration of unknown name: every text may call it
+            return re.compile("")
+        names |= {name.rsplit(".", 1)[-1] for name in _declared_beyond_basic(v)}
+    spelled = sorted((n for n in names if _IDENTIFIER.fullmatch(n)), key=len, reverse=True)
+    return re.compile(r"(?<![_a-zA-Z0-9])(?:" + "|".join(map(re.escape, spelled)) + r")\s*\(")
 
 
 def calls_library(program: Any, version: str) -> bool:
