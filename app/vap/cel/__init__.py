@@ -78,7 +78,7 @@ class CompileIssue:
     message: str
 
 
-BASIC = "basic"  # Declarations.library: the library's comparisons and string() alone
+BASIC = library.BASIC  # Declarations.library: the library's comparisons and string() alone
 
 
 @dataclass(frozen=True)
@@ -710,10 +710,6 @@ def library_level(texts: Iterable[str]) -> bool | str:
     return True if any(library.may_call_beyond_basic(t) for t in texts) else BASIC
 
 
-def _full_library(decls: Declarations) -> Declarations:
-    return replace(decls, library=True) if decls.library == BASIC else decls
-
-
 def mentions(text: str, *names: str) -> bool:
     """Whether the expression text names any of ``names`` as an identifier (inside a string too)."""
     return any(_mention(name).search(text) is not None for name in names)
@@ -741,12 +737,10 @@ def _checking_version(version: str, text: str) -> str:
 def compile_expression(expression: str, kind: str, decls: Declarations) -> Compiled:
     """Compile one expression of a kind (validation, messageExpression, ...) in an environment."""
     decls = _environment_declarations(decls, expression)
-    if decls.library != BASIC:
-        return _compile(expression, kind, decls)
     try:
         return _compile(expression, kind, decls)
-    except _Rewritten:  # the library's rewriting changes the program: it runs where the library is declared
-        return _compile(expression, kind, _full_library(decls))
+    except _Rewritten:  # (BASIC) the library's rewriting changes the program: it runs where all of it is declared
+        return _compile(expression, kind, replace(decls, library=True))
 
 
 def _compile(expression: str, kind: str, decls: Declarations) -> Compiled:

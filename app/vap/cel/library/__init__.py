@@ -78,6 +78,7 @@ __all__ = [
     "authorizer_activation",
     "authorizer_value",
     "authorizer_variables",
+    "BASIC",
     "BASIC_FUNCTIONS",
     "basic_function_decls",
     "calls_library",
@@ -138,6 +139,7 @@ def function_decls(version: str) -> list[Any]:
 # overloads) and string() (with string(IP) and string(CIDR)). The environment configuration leaves the
 # engine's own out, so an expression calling them needs these declarations, and none other of the library.
 BASIC_FUNCTIONS = frozenset((*COMPARISON_OPERATORS, "string"))
+BASIC = "basic"  # what library_use says of a program calling no other of the library's functions
 
 
 def basic_function_decls(version: str) -> list[Any]:
@@ -178,13 +180,13 @@ def _declared_names(v: tuple[int, int]) -> frozenset[str] | None:
 
 
 def library_use(program: Any, version: str) -> bool | str:
-    """What of the library a checked program calls: ``False`` nothing, ``"basic"`` no function but
+    """What of the library a checked program calls: ``False`` nothing, :data:`BASIC` no function but
     :data:`BASIC_FUNCTIONS` (then :func:`basic_function_decls` alone check it alike), ``True`` more."""
     v = version_tuple(version)
     names = _declared_names(v)
     if names is None or astproto.calls_any(program, _declared_beyond_basic(v)):
         return True
-    return "basic" if astproto.calls_any(program, BASIC_FUNCTIONS) else False
+    return BASIC if astproto.calls_any(program, BASIC_FUNCTIONS) else False
 
 
 @lru_cache(maxsize=16)
