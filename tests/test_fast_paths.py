@@ -462,10 +462,15 @@ def test_a_remembered_cost_is_the_estimators_cost(expression):
                 assert cost_cache.core_cost(compiled.program, data) == expected
 
 
+class _Text(str):
+    """A string of a class of its own, which the cost walk could tell from a plain one."""
+
+
 def test_generated_cost_observers_see_what_the_loop_sees():
     reads = [(-1, "get", "object"), (0, "get", "spec"), (1, "len", None), (1, "in", "replicas"),
              (1, "item", "containers"), (4, "elem", 0), (4, "elem", 3), (4, "item", (0, 2, None)),
-             (1, "key", 0), (1, "key", 9), (5, "get", "image"), (0, "item", "missing"), (11, "get", "x")]
+             (1, "key", 0), (1, "key", 9), (5, "get", "image"), (0, "item", "missing"), (11, "get", "x"),
+             (1, "get", "it's \"quoted\"\n"), (1, "in", 7), (1, "get", None)]
     inputs = [
         {"object": {"spec": {"replicas": 3, "containers": [{"image": "a"}, {"image": 1}]}}},
         {"object": {"spec": {"containers": "not a list"}}},
@@ -474,6 +479,11 @@ def test_generated_cost_observers_see_what_the_loop_sees():
         {"object": None},
         {},
         {"object": {"spec": {"containers": [[1], None, 2, 3]}, "missing": {"x": 1}}},
+        # scalars of every JSON class, and of a subclass, are told apart as the loop tells them
+        {"object": {"spec": {"replicas": True, "containers": [{"image": 1.0}, {"image": None}],
+                             "it's \"quoted\"\n": _Text("a"), 7: False, None: b"x"}}},
+        {"object": {"spec": {"replicas": 1, "containers": [{"image": 1}, {"image": False}],
+                             "it's \"quoted\"\n": "a"}}},
     ]
     observe = cost_cache.observer(reads)
     for data in inputs:

@@ -194,27 +194,45 @@ def _observe(data: Mapping[str, Any], reads: list[Read]) -> tuple[Any, ...]:
 _GENERATED_READS = 1000
 
 
+_LITERAL_TYPES = (str, int, bool, type(None))
+# values whose summary is (class, value): the exact classes _summary gives that for
+_SCALARS = frozenset((str, bytes, bool, int, float, type(None)))
+
+
+def _literal(value: Any) -> bool:
+    """Whether a read's argument can enter generated source as its ``repr`` (a constant of the code)."""
+    return value.__class__ in _LITERAL_TYPES
+
+
 def observer(reads: list[Read]) -> Callable[[Mapping[str, Any]], tuple[Any, ...]]:
     """``lambda data: _observe(data, reads)`` as straight-line Python (made once per shape, called on
-    every evaluation): the same tuple, without the loop's dispatch on each read's operation."""
+    every evaluation): the same tuple, without the loop's dispatch on each read's operation. Arguments
+    are constants of the code, the names it uses are its own locals, and the summary of a container or
+    of a scalar of an exact JSON class is worked out inline."""
     if len(reads) > _GENERATED_READS:
         return lambda data: _observe(data, reads)
     args: list[Any] = []
-    lines = ["def observe(data):"]
+    lines = ["def observe(data, MISSING=MISSING, ABSENT=ABSENT, RAISED=RAISED, summary=summary, dict=dict, "
+             "list=list, SCALARS=SCALARS, A=A, islice=islice, len=len, iter=iter, next=next):"]
 
-    def summary_of(v: str) -> str:  # _summary, with containers inline (most reads hand one out)
-        return f'("d" if {v}.__class__ is dict else "l" if {v}.__class__ is list else summary({v}))'
+    def summarise(v: str, s: str, indent: str) -> None:  # _summary, inline
+        lines.append(f"{indent}c = {v}.__class__")
+        lines.append(f'{indent}{s} = "d" if c is dict else "l" if c is list else (c, {v}) if c in SCALARS '
+                     f"else summary({v})")
 
     for i, (parent, op, arg) in enumerate(reads):
         base, v, s = ("data" if parent < 0 else f"v{parent}"), f"v{i}", f"s{i}"
         args.append(slice(*arg) if op == "item" and isinstance(arg, tuple) else arg)
-        a = f"A[{i}]"
+        a = repr(arg) if _literal(arg) else f"A[{i}]"
         lines.append(f" if {base} is MISSING:")
         lines.append(f"  {v} = {s} = MISSING")
         if op == "get":
-            lines.append(f" elif isinstance({base}, dict):")
+            lines.append(f" elif {base}.__class__ is dict or isinstance({base}, dict):")
             lines.append(f"  {v} = {base}.get({a}, MISSING)")
-            lines.append(f"  {s} = ABSENT if {v} is MISSING else {summary_of(v)}")
+            lines.append(f"  if {v} is MISSING:")
+            lines.append(f"   {s} = ABSENT")
+            lines.append("  else:")
+            summarise(v, s, "   ")
             lines.append(" else:")
             lines.append(f"  {v}, {s} = MISSING, ABSENT")
         elif op == "len":
@@ -231,21 +249,27 @@ def observer(reads: list[Read]) -> Callable[[Mapping[str, Any]], tuple[Any, ...]
             lines.append(" else:")
             lines.append("  try:")
             lines.append(f"   {v} = {base}[{a}]")
-            lines.append(f"   {s} = {summary_of(v)}")
             lines.append("  except Exception:")
             lines.append(f"   {v}, {s} = MISSING, RAISED")
+            lines.append("  else:")
+            summarise(v, s, "   ")
         elif op == "key":
             lines.append(" else:")
             lines.append(f"  {v} = next(islice(iter({base}), {a}, None), MISSING)")
-            lines.append(f"  {s} = MISSING if {v} is MISSING else {summary_of(v)}")
+            lines.append(f"  if {v} is MISSING:")
+            lines.append(f"   {s} = MISSING")
+            lines.append("  else:")
+            summarise(v, s, "   ")
         else:  # elem
+            lines.append(f" elif {a} < len({base}):")
+            lines.append(f"  {v} = {base}[{a}]")
+            summarise(v, s, "  ")
             lines.append(" else:")
-            lines.append(f"  {v} = {base}[{a}] if {a} < len({base}) else MISSING")
-            lines.append(f"  {s} = MISSING if {v} is MISSING else {summary_of(v)}")
+            lines.append(f"  {v} = {s} = MISSING")
     lines.append(" return (" + "".join(f"s{i}, " for i in range(len(reads))) + ")")
     namespace: dict[str, Any] = {"MISSING": _MISSING, "ABSENT": _ABSENT, "RAISED": _RAISED, "summary": _summary,
-                                 "islice": itertools.islice, "A": tuple(args)}
-    exec(compile("\n".join(lines), "<cost observer>", "exec"), namespace)  # noqa: S102 - no input in the source
+                                 "SCALARS": _SCALARS, "islice": itertools.islice, "A": tuple(args)}
+    exec(compile("\n".join(lines), "<cost observer>", "exec"), namespace)  # noqa: S102 - literals and names only
     return namespace["observe"]
 
 
