@@ -365,21 +365,25 @@ def test_a_check_in_the_previous_version_is_the_previous_versions_check():
     assert "undeclared reference to 'authorizer'" in c.check_expression(text, c.MESSAGE_EXPRESSION, message).error
 
 
-def test_programs_that_never_name_request_or_namespace_run_where_they_were_checked():
+def test_programs_run_where_they_were_checked():
     # a first evaluation builds one environment fewer: the checking one runs them
     decls = c.Declarations(version="1.34", variables=(("n", "INT"),))
     before = c._runtime_environment.cache_info()
     plain = c.compile_expression("variables.n + size(object.metadata.name) > 3", c.VALIDATION, decls)
+    # request is typed where checked: such a program reads its JSON value from an activation there
+    typed = c.compile_expression("request.operation == 'CREATE' && has(object.metadata)", c.VALIDATION,
+                                 c.Declarations(version="1.34"))
     after = c._runtime_environment.cache_info()
     assert after.hits + after.misses == before.hits + before.misses  # no run-time environment asked for
     assert c.evaluate(plain, {"object": {"metadata": {"name": "web"}}}, _scope({"n": 1})) is True
-    # request is typed where checked: such a program runs where every root is dyn, with the same result
-    typed = c.compile_expression("request.operation == 'CREATE' && has(object.metadata)", c.VALIDATION,
-                                 c.Declarations(version="1.34"))
+    assert typed.typed_roots and not plain.typed_roots
     assert c.evaluate(typed, {"object": {"metadata": {}}, "request": {"operation": "CREATE"}}) is True
+    assert c.evaluate(typed, c.Activation({"object": {"metadata": {}}, "request": {"operation": "DELETE"}})) is False
+    with pytest.raises(c.EvaluationError, match="no such key: operation"):  # (no false operand to absorb it)
+        c.evaluate(typed, {"object": {"metadata": {}}, "request": {}})
     assert c._runs_where_checked("object.x == 1", decls)
-    assert not c._runs_where_checked("request.name == 'x'", decls)
-    assert not c._runs_where_checked("'namespaceObject' == 'x'", decls)  # named, even in a string: not worth telling
+    assert c._runs_where_checked("request.name == 'x'", decls)
+    # a variable of a type the engine hands over only as its own: where every root is dyn
     assert not c._runs_where_checked("variables.q", c.Declarations(variables=(("q", "kubernetes.Quantity"),)))
 
 

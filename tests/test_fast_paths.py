@@ -55,7 +55,8 @@ def _whole(value: Any) -> Any:
 @pytest.fixture
 def plain_core(monkeypatch):
     """Switch every fast path off: no pane cache, full inputs, one conversion per evaluation, the
-    cost estimator walking every time, every environment declaring the whole library."""
+    cost estimator walking every time, every environment declaring the whole library, programs naming
+    request or namespaceObject run where every root is dyn."""
 
     def switch() -> None:
         monkeypatch.setattr(documents._PANES, "budget", 0)
@@ -66,6 +67,7 @@ def plain_core(monkeypatch):
         monkeypatch.setattr(cost_cache, "core_cost", lambda program, values: library.expression_cost(program,
                                                                                                        values).core)
         monkeypatch.setattr(cel, "library_level", lambda texts: True)  # the whole library declared everywhere
+        monkeypatch.setattr(cel, "_typed_root_program", lambda *args: None)
         caches.clear()
 
     return switch
@@ -76,8 +78,10 @@ def test_every_scenario_evaluates_the_same_with_and_without_the_fast_paths(plain
     fast = {}
     for name, body in CORPUS:
         first = _without_timings(evaluate_module.evaluate(copy.deepcopy(body)))
-        again = _without_timings(evaluate_module.evaluate(copy.deepcopy(body)))  # from the caches
-        assert again == first, name
+        for _ in range(3):  # from the caches; then generated pruners and cost observers, and programs
+            # naming request moved where every root is dyn
+            again = _without_timings(evaluate_module.evaluate(copy.deepcopy(body)))
+            assert again == first, name
         fast[name] = first
     plain_core()
     for name, body in CORPUS:
@@ -298,13 +302,83 @@ REQUEST_PROBES = [
     "request.options.kind.lowerAscii()",
     "[request.name, namespaceObject.metadata.name].map(n, n.upperAscii())",
     "string(request.userInfo.groups.size()) + request.userInfo.username",
+    "request.subResource == ''",
+    "has(request.subResource) || has(request.userInfo.uid)",
+    "request.?subResource.orValue('none') + ':' + request.?userInfo.?username.orValue('')",
+    "request.options != null && request.userInfo != null",
+    "request.userInfo.groups + ['x'] == ['dev', 'system:authenticated', 'x']",
+    "has(namespaceObject.metadata) && namespaceObject.metadata.?labels[?'env'].orValue('') == 'prod'",
+    "request.dryRun == true || request.userInfo.extra.size() == 1",
+    "type(request.userInfo.groups) == list && type(request.name) == string",
+    "request.userInfo.groups.filter(g, g.startsWith('system:')).size() == 1",
+    "request.name + namespaceObject.metadata.name",
+    # declared a timestamp, given as the JSON string it is
+    "namespaceObject.metadata.creationTimestamp < timestamp('2030-01-01T00:00:00Z')",
+    "string(namespaceObject.metadata.creationTimestamp) + namespaceObject.metadata.UID",
 ]
+# what request and namespaceObject may hold: as given, fields missing, a cluster-scoped request (no Namespace)
+REQUEST_DATA = [
+    {"object": OBJECT, "oldObject": OLD, "params": PARAMS, "namespaceObject": NAMESPACE, "request": REQUEST},
+    {"object": OBJECT, "oldObject": None, "params": None,
+     "namespaceObject": {"metadata": {"name": "x", "uid": "u", "creationTimestamp": "2024-01-01T00:00:00Z"}},
+     "request": {"operation": "UPDATE", "name": "w", "userInfo": {"username": "system:serviceaccount:a:b"}}},
+    {"object": OBJECT, "oldObject": None, "params": None, "namespaceObject": None,
+     "request": {**REQUEST, "subResource": "scale", "dryRun": True, "options": None}},
+]
+
+
+def _outcomes(compiled: cel.Compiled) -> list[tuple[Any, ...]]:
+    return [_outcome(compiled, data) for data in REQUEST_DATA]
+
+
+@pytest.mark.parametrize("expression", REQUEST_PROBES)
+def test_a_program_naming_request_runs_where_it_was_checked_alike(expression, monkeypatch):
+    # a program naming request or namespaceObject runs where it was checked, where they have the
+    # apiserver's declared types, with their values in an activation: the same result, error and cost as
+    # where every root is dyn, and no run-time environment to build
+    decls = cel.Declarations(version=library.DEFAULT_VERSION, params=True, variables=())
+    cel._runtime_environment.cache_clear()
+    cel.compile_expression.cache_clear()
+    compiled = cel.compile_expression(expression, cel.VARIABLE, decls)
+    assert compiled.program is not None, compiled.error
+    if compiled.typed_roots:
+        assert cel._runtime_environment.cache_info().currsize == 0
+    typed = _outcomes(compiled)
+    # evaluated a few times with its data as given, it moves where every root is dyn, and runs alike there
+    assert compiled.typed_roots is None
+    moved = _outcomes(compiled)
+    cel.compile_expression.cache_clear()
+    monkeypatch.setattr(cel, "_typed_root_program", lambda *args: None)
+    where_dyn = cel.compile_expression(expression, cel.VARIABLE, decls)
+    assert where_dyn.typed_roots is None
+    assert typed == moved == _outcomes(where_dyn)
+
+
+def test_programs_naming_request_run_where_they_were_checked():
+    decls = cel.Declarations(version=library.DEFAULT_VERSION, params=True, variables=())
+    cel.compile_expression.cache_clear()
+    cel._runtime_environment.cache_clear()
+    compiled = [cel.compile_expression(expression, cel.VARIABLE, decls) for expression in REQUEST_PROBES]
+    assert all(c.typed_roots for c in compiled)  # guarded presence tests on namespaceObject included
+    assert cel._runtime_environment.cache_info().currsize == 0
+    shared = cel.Activation({"request": REQUEST, "namespaceObject": NAMESPACE})
+    for _ in range(5):  # values shared in an activation: where it was checked is as quick, it stays there
+        cel.evaluate(compiled[0], shared)
+    assert compiled[0].typed_roots is not None
+    for _ in range(2):
+        cel.evaluate(compiled[0], {"request": REQUEST})
+    assert compiled[0].typed_roots is not None
+    cel.evaluate(compiled[0], {"request": REQUEST})  # the third time with data as given, it moves
+    assert compiled[0].typed_roots is None
+    assert cel._runtime_environment.cache_info().currsize == 1
 
 
 @pytest.mark.parametrize("expression", REQUEST_PROBES)
 def test_a_program_naming_request_runs_alike_without_the_library(expression, monkeypatch):
-    # a program that names request or namespaceObject runs where every root is dyn: in an environment
-    # without the library's functions when it calls none (and their rewriting adds none)
+    # a program naming request or namespaceObject that the checking environment cannot run runs where
+    # every root is dyn: in an environment without the library's functions when it calls none (and
+    # their rewriting adds none)
+    monkeypatch.setattr(cel, "_typed_root_program", lambda *args: None)
     decls = cel.Declarations(version=library.DEFAULT_VERSION, params=True, variables=())
     data = {"object": OBJECT, "oldObject": OLD, "params": PARAMS, "namespaceObject": NAMESPACE, "request": REQUEST}
     built: list[bool] = []
@@ -328,7 +402,8 @@ def test_a_program_naming_request_runs_alike_without_the_library(expression, mon
     assert _outcome(full, data) == lean
 
 
-def test_most_programs_naming_request_run_without_the_library():
+def test_most_programs_naming_request_run_without_the_library(monkeypatch):
+    monkeypatch.setattr(cel, "_typed_root_program", lambda *args: None)  # (where every root is dyn)
     decls = cel.Declarations(version=library.DEFAULT_VERSION, params=True, variables=())
     cel._runtime_environment.cache_clear()
     cel.compile_expression.cache_clear()

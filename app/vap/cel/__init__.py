@@ -125,6 +125,10 @@ class Compiled:
     # why the program must not or cannot run (the engine would crash on it, or could not compile an
     # expression the apiserver accepts): an engine-limit error text, reported when it is evaluated
     unsafe: str | None = None
+    # the program runs where it was checked, where request or namespaceObject (which it names) has the
+    # apiserver's declared type: the engine takes their JSON values only through an activation (None: it
+    # takes its data as given)
+    typed_roots: TypedRoots | None = None
 
     @property
     def engine_limit(self) -> bool:
@@ -752,26 +756,21 @@ def _compile(expression: str, kind: str, decls: Declarations) -> Compiled:
     if compiled.checked_program is None:
         return compiled
     env = environment(decls)
+    program = None
     if _runs_where_checked(text, decls):
-        program = _runtime_program(env, compiled.checked_program, text, compiled.engine_type, decls.library is True)
-    else:
-        program = None
-        if not library.calls_library(compiled.checked_program, decls.version):
-            # nothing of the library to run: a run-time environment without it (a fraction of the set-up)
-            lean = runtime_environment(replace(decls, library=False))
-            program = _moved_program(env, lean, compiled.checked_program, text, compiled.engine_type,
-                                     with_library=False)
-        if program is None:
-            runtime_env = runtime_environment(decls)
-            program = _moved_program(env, runtime_env, compiled.checked_program, text, compiled.engine_type,
-                                     with_library=decls.library is True)
-            if program is None:  # the checking environment refuses the run-time text: compiled where it runs
-                try:
-                    runtime_checked = runtime_env.compile(text)
-                except Exception as exc:  # not seen: what type-checks with declared types also does with dyn ones
-                    return _failed(compiled, _engine_issues(str(exc), rewrite, expression, decls))
-                program = _runtime_program(runtime_env, runtime_checked, text, compiled.engine_type,
-                                           decls.library is True)
+        if not mentions(text, "request", "namespaceObject"):
+            program = _runtime_program(env, compiled.checked_program, text, compiled.engine_type,
+                                       decls.library is True)
+        else:
+            program = _typed_root_program(env, compiled.checked_program, text, compiled.engine_type,
+                                          decls.library is True)
+            if program is not None:
+                compiled.typed_roots = TypedRoots(decls, text)
+    if program is None:
+        try:
+            program = _dyn_program(env, compiled.checked_program, text, compiled.engine_type, decls)
+        except _RuntimeRefused as exc:  # not seen: what type-checks with declared types also does with dyn ones
+            return _failed(compiled, _engine_issues(str(exc), rewrite, expression, decls))
     compiled.program = program
     compiled.holds_optionals = library.may_hold_optionals(compiled.program)
     if compiled.holds_optionals and library.optional_maps_reach_python(compiled.program):
@@ -784,11 +783,10 @@ _PLAIN_TYPES = frozenset(("BOOL", "INT", "UINT", "DOUBLE", "STRING", "BYTES", "N
 
 def _runs_where_checked(text: str, decls: Declarations) -> bool:
     """Whether a program can run in the environment it was checked in, which saves building the
-    run-time one: when the text never names a root whose declared type differs there (``request``,
-    ``namespaceObject``, not even inside a string) and every variable it references has a plain JSON
-    type (what the run-time environment declares ``dyn`` is then handed over the same either way)."""
-    if mentions(text, "request", "namespaceObject"):
-        return False
+    run-time one: when every variable it references has a plain JSON type (what the run-time
+    environment declares ``dyn`` is then handed over the same either way). A program naming
+    ``request`` or ``namespaceObject``, whose declared types differ there, runs with their values in
+    an activation (see :func:`_typed_root_program`)."""
     return all(set(re.findall(r"[A-Za-z_.]+", entry[1])) <= _PLAIN_TYPES for entry in decls.variables or ())
 
 
@@ -822,6 +820,85 @@ def _runtime_program(env: Any, checked: Any, text: str, engine_type: str, with_l
     return library.rewrite(program, env.deserialize if with_library else _refuse_rewriting)
 
 
+class _RuntimeRefused(Exception):
+    """The run-time environment refuses a text its checking environment accepted (the engine's message)."""
+
+
+def _dyn_program(env: Any, checked: Any, text: str, engine_type: str, decls: Declarations) -> Any:
+    """The program to evaluate where every root is ``dyn``, so that the engine takes JSON values for
+    request and namespaceObject, and variables of any type (see :func:`runtime_environment`): in one
+    without the library when the program calls none of it (a fraction of the set-up)."""
+    program = None
+    if not library.calls_library(checked, decls.version):
+        lean = runtime_environment(replace(decls, library=False))
+        program = _moved_program(env, lean, checked, text, engine_type, with_library=False)
+    if program is None:
+        runtime_env = runtime_environment(decls)
+        program = _moved_program(env, runtime_env, checked, text, engine_type, with_library=decls.library is True)
+        if program is None:  # the checking environment refuses the run-time text: compiled where it runs
+            try:
+                runtime_checked = runtime_env.compile(text)
+            except Exception as exc:
+                raise _RuntimeRefused(str(exc)) from exc
+            program = _runtime_program(runtime_env, runtime_checked, text, engine_type, decls.library is True)
+    return program
+
+
+# evaluations of a typed-root program with its data as given after which it moves (see TypedRoots)
+_MOVE_AFTER = 3
+
+
+class TypedRoots:
+    """How a program naming request or namespaceObject runs where it was checked (:func:`_typed_root_program`):
+    with its values in an activation, which costs an evaluation a little more than data handed to the
+    engine as given. Once it has been evaluated a few times with data as given (:func:`run`), it is
+    compiled where every root is dyn and runs there: a first evaluation builds one environment fewer, a
+    repeated one runs as quickly as any other."""
+
+    __slots__ = ("decls", "text", "runs")
+
+    def __init__(self, decls: Declarations, text: str) -> None:
+        self.decls, self.text, self.runs = decls, text, 0
+
+    def evaluated(self, compiled: Compiled) -> None:
+        self.runs += 1
+        if self.runs != _MOVE_AFTER:  # (tried once: a failure is never tried again)
+            return
+        try:
+            program = _dyn_program(environment(self.decls), compiled.checked_program, self.text,
+                                   compiled.engine_type, self.decls)
+        except Exception:  # not seen (see _compile): it goes on running where it was checked
+            return
+        compiled.program = program  # (before typed_roots: another thread may be reading both)
+        compiled.typed_roots = None
+
+
+def _typed_root_program(env: Any, checked: Any, text: str, engine_type: str, with_library: bool) -> Any:
+    """The program to evaluate, for a text naming ``request`` or ``namespaceObject``, in the environment
+    it was checked in, where they have the apiserver's declared types. The engine refuses their JSON
+    values as evaluation data there, but reads them from an activation as it reads them where every
+    root is ``dyn`` (map keys for fields, the same errors for missing ones): evaluate it with one
+    (``Compiled.typed_roots``). None when the checking environment refuses the run-time text (not
+    seen: a presence test guarded with a comparison with null compiles there too): it then runs where
+    every root is dyn."""
+    program = _guarded_program(env, checked, text, engine_type)
+    if program is None:
+        return None
+    return library.rewrite(program, env.deserialize if with_library else _refuse_rewriting)
+
+
+def _guarded_program(env: Any, checked: Any, text: str, engine_type: str) -> Any:
+    """The run-time text (:func:`_runtime_text`) compiled in the checking environment, or the checked
+    program when it is the text as checked; None when the checking environment refuses it."""
+    runtime_text, _ = _runtime_text(text, engine_type)
+    if runtime_text == text:
+        return checked
+    try:
+        return env.compile(runtime_text)
+    except Exception:  # e.g. a comparison of a typed root with null: the run-time environment compiles it
+        return None
+
+
 def _moved_program(env: Any, runtime_env: Any, checked: Any, text: str, engine_type: str,
                    with_library: bool = True) -> Any:
     """The program to evaluate, checked in the checking environment and run in the run-time one (its
@@ -829,13 +906,9 @@ def _moved_program(env: Any, runtime_env: Any, checked: Any, text: str, engine_t
     None when the checking environment refuses the run-time text (then it is compiled where it runs), and,
     for a run-time environment without the library (``with_library`` False), when the library's rewriting
     would call its functions."""
-    runtime_text, _ = _runtime_text(text, engine_type)
-    program = checked
-    if runtime_text != text:
-        try:
-            program = env.compile(runtime_text)
-        except Exception:  # e.g. a comparison of a typed root with null: the run-time environment compiles it
-            return None
+    program = _guarded_program(env, checked, text, engine_type)
+    if program is None:
+        return None
     try:
         moved = runtime_env.deserialize(program.serialize())
     except Exception:  # not seen: both environments declare the same names
@@ -1007,6 +1080,10 @@ def run(compiled: Compiled, data: Mapping[str, Any] | Activation, scope: Variabl
         if isinstance(data, Activation):
             result = compiled.program.eval(activation=data.engine())
             data = data.data
+        elif compiled.typed_roots is not None:
+            typed_roots = compiled.typed_roots
+            result = compiled.program.eval(activation=_activation_env().Activation(data))
+            typed_roots.evaluated(compiled)
         else:
             result = compiled.program.eval(data=data)
     except MemoryError:  # out of the worker's memory bound: the evaluation fails as a whole, not the expression
