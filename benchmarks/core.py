@@ -132,15 +132,15 @@ def capture(payload: Mapping[str, Any]) -> Capture:
     if version not in library.SUPPORTED_VERSIONS:
         version = library.DEFAULT_VERSION
     result = Capture(version=version, expressions=policy_expressions(payload))
-    original_run = cel.run
+    original_attempt = cel.attempt
     original_pruners = validator.CompiledPolicy.pruners
 
-    def recording_run(compiled: cel.Compiled, data: Any, scope: Any) -> Any:
+    def recording_attempt(compiled: cel.Compiled, data: Any, scope: Any = None) -> Any:
         values = getattr(data, "data", data)  # a shared activation carries its values as .data
         evaluation = Evaluation(compiled.expression, dict(values), scope)
         result.evaluations.append(evaluation)
         try:
-            evaluation.result = original_run(compiled, data, scope)
+            evaluation.result = original_attempt(compiled, data, scope)  # an EvaluationError when it failed
         except Exception as exc:
             evaluation.result = exc
             raise
@@ -153,7 +153,7 @@ def capture(payload: Mapping[str, Any]) -> Capture:
             result.authorizers.append(inv.authorizer)
         return original_validate(policy, inv, failure_policy)
 
-    cel.run = recording_run
+    cel.attempt = recording_attempt  # (cel.run, which variables are evaluated with, calls it too)
     validator.validate = recording_validate
     # the inputs as given, every root whole, not cut down to what the policy reads (the playground's own
     # optimisation)
@@ -161,7 +161,7 @@ def capture(payload: Mapping[str, Any]) -> Capture:
     try:
         evaluate_module.evaluate(payload)
     finally:
-        cel.run = original_run
+        cel.attempt = original_attempt
         validator.validate = original_validate
         validator.CompiledPolicy.pruners = original_pruners  # type: ignore[method-assign]
     return result

@@ -171,6 +171,13 @@ def test_engine_limits_are_flagged_in_the_result(client):
     assert second["outcome"] == "pass" and second["engineLimit"] is False
     assert [v["engineLimit"] for v in ev["variables"]] == [False, False]  # not evaluated: nothing referenced them
 
+    # the same, twice over, for an expression too long for its error's record to be remembered
+    long = "lists.range(10001).all(i, i >= 0) || '" + "x" * 3000 + "' == ''"
+    for _ in range(2):
+        (first,) = evaluation(evaluate(client, [long], obj=obj))["validations"]
+        assert first["outcome"] == "error" and first["engineLimit"] is True
+        assert first["error"].startswith(f"expression '{long}' resulted in error: iteration budget exceeded")
+
     data = evaluate(client, ["!variables.big"], [("big", "lists.range(20000).exists(i, i < 0)")])
     ev = evaluation(data)
     assert ev["variables"][0]["engineLimit"] is True and ev["validations"][0]["engineLimit"] is True

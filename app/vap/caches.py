@@ -29,6 +29,7 @@ def clear() -> None:
         function.cache_clear()
     astproto.clear_cache()
     validator._compile_policy.cache_clear()
+    validator._error_record.cache_clear()
     typecheck.clear_cache()
     cost_cache.clear()
     for function in (*_lru_functions(regex), *_lru_functions(urls), *_lru_functions(errors)):

@@ -292,15 +292,20 @@ def _run(
     start = perf_counter()
     error = None
     engine_limit = False
-    try:
-        if compiled.unsafe or compiled.program is None:
+    if compiled.unsafe or compiled.program is None:
+        try:
             result = cel.evaluate(compiled, data, scope)  # raises the error it would run into
+        except cel.EvaluationError as exc:
+            result = exc
+    else:
+        result = cel.attempt(compiled, data, scope)
+    if result.__class__ is cel.EvaluationError:
+        text = str(result)
+        if len(text) + len(compiled.expression) <= _REMEMBERED_ERROR:
+            error, engine_limit = _error_record(compiled.expression, text)
         else:
-            result = cel.run(compiled, data, scope)
-    except cel.EvaluationError as exc:
+            error, engine_limit = _error_record.__wrapped__(compiled.expression, text)
         result = None
-        error = f"expression '{compiled.expression}' resulted in error: {exc}"
-        engine_limit = exc.engine_limit
     elapsed = round((perf_counter() - start) * 1e6, 1)
     cost: int | None = None
     if compiled.program is not None:
@@ -315,6 +320,16 @@ def _run(
                 return ExpressionRecord(None, f"expression '{compiled.expression}' resulted in error: "
                                         "operation cancelled: actual cost limit exceeded", cost, elapsed, False)
     return ExpressionRecord(result, error, cost, elapsed, engine_limit)
+
+
+_REMEMBERED_ERROR = 2048  # characters of an expression and its error text, at most, for a remembered record
+
+
+@lru_cache(maxsize=256)
+def _error_record(expression: str, text: str) -> tuple[str, bool]:
+    """The error of an evaluation as the apiserver words it, and whether it comes from a limit of the
+    engine (remembered: the same error again is one lookup, no slower than a result)."""
+    return f"expression '{expression}' resulted in error: {text}", library.is_engine_limit(text)
 
 
 def _inputs(

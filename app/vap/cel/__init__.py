@@ -1074,6 +1074,16 @@ UNCONVERTIBLE_VALUE = (
 
 def run(compiled: Compiled, data: Mapping[str, Any] | Activation, scope: VariableScope | None = None) -> Any:
     """:func:`evaluate` for a program that can run (``compiled.program`` set, ``compiled.unsafe`` not)."""
+    value = attempt(compiled, data, scope)
+    if value.__class__ is EvaluationError:
+        raise value
+    return value
+
+
+def attempt(compiled: Compiled, data: Mapping[str, Any] | Activation, scope: VariableScope | None = None) -> Any:
+    """:func:`run`, returning the EvaluationError it would raise instead of raising it: to a caller that
+    records an error as one more result, raising and catching it costs more than evaluating a small
+    expression."""
     # the variables' scope, for the functions `variables.<name>` is rewritten into
     token = _current_scope.set(scope) if compiled.uses_variables else None
     try:
@@ -1089,7 +1099,7 @@ def run(compiled: Compiled, data: Mapping[str, Any] | Activation, scope: Variabl
     except MemoryError:  # out of the worker's memory bound: the evaluation fails as a whole, not the expression
         raise
     except Exception as exc:  # the engine raises, rather than returns, some errors (its own limits)
-        raise EvaluationError(library.translate_runtime_error(str(exc))) from exc
+        return _caused(EvaluationError(library.translate_runtime_error(str(exc))), exc)
     finally:
         if token is not None:
             _current_scope.reset(token)
@@ -1098,13 +1108,20 @@ def run(compiled: Compiled, data: Mapping[str, Any] | Activation, scope: Variabl
         if value is True or value is False:
             return value
         if value.__class__ is str:  # an error: nothing else of a bool-typed program reads as text
-            raise EvaluationError(_activation_error(value, compiled.expression, data))
+            if value.endswith(_SELECT_ON_NULL):
+                return EvaluationError(_activation_error(value, compiled.expression, data))
+            return EvaluationError(_error_text(value))
+    if result.type().name() == "ERROR":  # an optional value reads as ERROR too, without an error text
+        return EvaluationError(_activation_error(str(result.value()), compiled.expression, data))
     try:
-        if result.type().name() == "ERROR":  # an optional value reads as ERROR too, without an error text
-            raise EvaluationError(_activation_error(str(result.value()), compiled.expression, data))
         return to_python(result, careful=compiled.holds_optionals)
     except TypeError as exc:
-        raise EvaluationError(UNCONVERTIBLE_VALUE) from exc
+        return _caused(EvaluationError(UNCONVERTIBLE_VALUE), exc)
+
+
+def _caused(error: EvaluationError, cause: BaseException) -> EvaluationError:
+    error.__cause__ = cause
+    return error
 
 
 _MISSING_VALUE = re.compile(r'^(?:[A-Z_]+: )?No value with name "([^"]+)" found in Activation$')
