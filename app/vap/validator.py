@@ -414,73 +414,75 @@ _NOTHING_COUNTED = library.CostTracker()  # never active: its library cost stays
 
 def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> ValidateResult:
     """Evaluate one policy for one (binding, param): matchConditions, validations, messages, audit."""
-    if not policy.counts_library_cost:  # nothing to count: no tracker to make active
-        return _validate(policy, inv, failure_policy, _NOTHING_COUNTED)
-    tracker = library.CostTracker()
-    token = library.set_tracker(tracker)
+    token = None
+    tracker = _NOTHING_COUNTED  # nothing to count: no tracker to make active
+    if policy.counts_library_cost:
+        tracker = library.CostTracker()
+        token = library.set_tracker(tracker)
     try:
-        return _validate(policy, inv, failure_policy, tracker)
-    finally:
-        library.reset_tracker(token)
+        err_action = ADMIT if failure_policy == "Ignore" else DENY
+        out = ValidateResult()
+        pruners = policy._pruners or policy.pruners
+        inputs = _inputs(policy, pruners, inv)
+        authorizer = inv.authorizer if policy.uses_authorizer else None
+        if policy.match_conditions and not _match(policy, inv, inputs, authorizer, err_action, tracker, out):
+            return out
 
-
-def _validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str, tracker: Any) -> ValidateResult:
-    err_action = ADMIT if failure_policy == "Ignore" else DENY
-    out = ValidateResult()
-    pruners = policy.pruners
-    inputs = _inputs(policy, pruners, inv)
-    authorizer = inv.authorizer if policy.uses_authorizer else None
-    if policy.match_conditions and not _match(policy, inv, inputs, authorizer, err_action, tracker, out):
+        # validations, then every messageExpression, against one budget.
+        scopes: list[cel.VariableScope] = []
+        readers = policy.validation_readers
+        if readers == 1 and pruners[4] is None and authorizer is None:  # (_data's commonest case)
+            data: Mapping[str, Any] | cel.Activation = inputs
+        else:
+            data = _data(pruners[4], inputs, inv.namespace_object, authorizer, readers)
+        scope = _scope(policy, data, scopes) if policy.variables else None
+        remaining = RUNTIME_BUDGET
+        decisions, validation_records = out.decisions, out.validations
+        if not policy.has_messages:  # each validation decided as it is evaluated
+            for planned in policy.validation_plan:
+                rec = _run(planned.compiled, data, scope, tracker)
+                remaining -= rec.cost or 0
+                if remaining < 0:
+                    return _out_of_budget(policy, scopes, err_action, out)
+                _decide(planned, rec, None, None, err_action, decisions, validation_records)
+        else:
+            records: list[ExpressionRecord] = []
+            for planned in policy.validation_plan:
+                rec = _run(planned.compiled, data, scope, tracker)
+                records.append(rec)
+                remaining -= rec.cost or 0
+                if remaining < 0:
+                    return _out_of_budget(policy, scopes, err_action, out)
+            # messageExpressions see the same values but authorizer: when no expression of the policy (a
+            # variable included) references authorizer, the validations' activation serves them as well; their
+            # variables are evaluated afresh, as the apiserver's message filter composes its own
+            message_data = data
+            if policy.uses_authorizer:
+                message_data = _data(pruners[4], inputs, inv.namespace_object, None, policy.message_readers)
+            message_scope = _scope(policy, message_data, scopes) if policy.variables else None
+            messages: list[ExpressionRecord | None] = []
+            message_budget_error: str | None = None
+            for planned in policy.validation_plan:
+                if planned.message_compiled is None:
+                    messages.append(None)
+                    continue
+                rec = _run(planned.message_compiled, message_data, message_scope, tracker)
+                messages.append(rec)
+                remaining -= rec.cost or 0
+                if remaining < 0:
+                    message_budget_error = OUT_OF_BUDGET
+                    break
+            for planned, rec in zip(policy.validation_plan, records, strict=True):
+                msg_rec = messages[planned.index] if planned.index < len(messages) else None
+                _decide(planned, rec, msg_rec, message_budget_error, err_action, decisions, validation_records)
+        if policy.audit_annotations:
+            _audit(policy, inv, inputs, data, scopes, failure_policy, err_action, tracker, out)
+        if policy.variables:
+            out.variables = _variable_records(policy, scopes)
         return out
-
-    # validations, then every messageExpression, against one budget.
-    scopes: list[cel.VariableScope] = []
-    data = _data(pruners[4], inputs, inv.namespace_object, authorizer, policy.validation_readers)
-    scope = _scope(policy, data, scopes) if policy.variables else None
-    remaining = RUNTIME_BUDGET
-    decisions, validation_records = out.decisions, out.validations
-    if not policy.has_messages:  # each validation decided as it is evaluated
-        for planned in policy.validation_plan:
-            rec = _run(planned.compiled, data, scope, tracker)
-            remaining -= rec.cost or 0
-            if remaining < 0:
-                return _out_of_budget(policy, scopes, err_action, out)
-            _decide(planned, rec, None, None, err_action, decisions, validation_records)
-    else:
-        records: list[ExpressionRecord] = []
-        for planned in policy.validation_plan:
-            rec = _run(planned.compiled, data, scope, tracker)
-            records.append(rec)
-            remaining -= rec.cost or 0
-            if remaining < 0:
-                return _out_of_budget(policy, scopes, err_action, out)
-        # messageExpressions see the same values but authorizer: when no expression of the policy (a
-        # variable included) references authorizer, the validations' activation serves them as well; their
-        # variables are evaluated afresh, as the apiserver's message filter composes its own
-        message_data = data
-        if policy.uses_authorizer:
-            message_data = _data(pruners[4], inputs, inv.namespace_object, None, policy.message_readers)
-        message_scope = _scope(policy, message_data, scopes) if policy.variables else None
-        messages: list[ExpressionRecord | None] = []
-        message_budget_error: str | None = None
-        for planned in policy.validation_plan:
-            if planned.message_compiled is None:
-                messages.append(None)
-                continue
-            rec = _run(planned.message_compiled, message_data, message_scope, tracker)
-            messages.append(rec)
-            remaining -= rec.cost or 0
-            if remaining < 0:
-                message_budget_error = OUT_OF_BUDGET
-                break
-        for planned, rec in zip(policy.validation_plan, records, strict=True):
-            msg_rec = messages[planned.index] if planned.index < len(messages) else None
-            _decide(planned, rec, msg_rec, message_budget_error, err_action, decisions, validation_records)
-    if policy.audit_annotations:
-        _audit(policy, inv, inputs, data, scopes, failure_policy, err_action, tracker, out)
-    if policy.variables:
-        out.variables = _variable_records(policy, scopes)
-    return out
+    finally:
+        if token is not None:
+            library.reset_tracker(token)
 
 
 def _out_of_budget(policy: CompiledPolicy, scopes: list[cel.VariableScope], err_action: str,
