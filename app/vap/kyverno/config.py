@@ -10,7 +10,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from . import wildcard
@@ -111,10 +111,17 @@ class Configuration:
 
 
 def _parse_filters(text: str) -> list[Filter]:
+    if text == DEFAULT_DATA["resourceFilters"]:
+        return list(_default_filters())
     return list(_filters_of(text))
 
 
-@lru_cache(maxsize=16)  # the chart's default filters, read for every request Kyverno may see
+@cache  # the chart's, depending on no input: read once, kept when the caches of inputs are cleared
+def _default_filters() -> tuple[Filter, ...]:
+    return _filters_of.__wrapped__(DEFAULT_DATA["resourceFilters"])
+
+
+@lru_cache(maxsize=16)  # a pasted configuration's, read for every request Kyverno may see
 def _filters_of(text: str) -> tuple[Filter, ...]:
     out: list[Filter] = []
     for m in _FILTER.finditer(text):

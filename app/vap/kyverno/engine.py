@@ -9,7 +9,6 @@ rule types are shown as matched or not, with their outcome unknown.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -227,14 +226,14 @@ def _validate_cel(
     original = dict(req_value["resource"])
     results: list[validator.ValidateResult] = []
     for param in params:
-        inv = validator.Invocation(
-            object=copy.deepcopy(req.new) if req.new is not None else None,
-            old_object=copy.deepcopy(req.old) if req.old is not None else None,
+        inv = validator.Invocation(  # (the validator reads its inputs, never changes them)
+            object=req.new,
+            old_object=req.old,
             request=req_value,
             request_original_resource=original,
             params=param,
             namespace_object=reduced_namespace(namespace_full) if namespace_full is not None else None,
-            namespace_full=copy.deepcopy(namespace_full),
+            namespace_full=namespace_full,
             authorizer=authorizer(req_value) if authorizer is not None else None,
         )
         result = validator.validate(compiled, inv, "Fail")
