@@ -19,7 +19,7 @@ from ..matching import SelectorError, describe_selector, matches, selector_match
 from ..request import Attributes
 from ..resources import GroupVersionKind, ResourceTable
 from ..validator import ADMIT, DENY, ERROR
-from . import autogen, goyaml, wildcard
+from . import goyaml, wildcard
 from .config import Configuration
 from .match import Request, check_kind, not_matched_message, role_refs, rule_matches
 from .policy import KyvernoPolicy, cel_spec, compiled_fields
@@ -368,7 +368,7 @@ def _registers(policy: KyvernoPolicy, attrs: Attributes, top: GroupVersionKind) 
     (all four by default) cover it."""
     if policy.spec.get("admission") is False:
         return False
-    for rule in autogen.compute_rules(policy.obj, top.kind):
+    for rule in policy.rules_for(top.kind):
         if not rule.get("validate"):
             continue
         match = rule.get("match") if isinstance(rule.get("match"), Mapping) else {}
@@ -430,7 +430,7 @@ def _evaluate_policy(
     enforce_rules: list[tuple[str, str, str]] = []
     warn_rules: list[tuple[str, str, str]] = []
     emit_warning = spec.get("emitWarning") is True
-    for rule in autogen.compute_rules(policy.obj, top.kind):
+    for rule in policy.rules_for(top.kind):
         name = str(rule.get("name") or "")
         action, source = effective_action(rule, spec, namespace_obj)
         rrec: dict[str, Any] = {"name": name, "autogen": name.startswith("autogen-"), "action": action,

@@ -18,7 +18,7 @@ from .. import validation, validator
 from ..documents import Document, Problem
 from ..resources import ResourceTable
 from ..validation import FieldError
-from . import wildcard
+from . import autogen, wildcard
 from .match import parse_kind_selector
 
 GROUP = "kyverno.io"
@@ -43,6 +43,15 @@ class KyvernoPolicy:
     namespace: str  # "" for a ClusterPolicy
     obj: dict[str, Any]
     doc: Document
+    _rules: dict[str, list[dict[str, Any]]] = dataclasses.field(default_factory=dict, repr=False, compare=False)
+
+    def rules_for(self, kind: str) -> list[dict[str, Any]]:
+        """The rules Kyverno evaluates for a request on ``kind`` (autogen's ComputeRules), worked out once
+        per kind; read, never changed."""
+        rules = self._rules.get(kind)
+        if rules is None:
+            rules = self._rules[kind] = autogen.compute_rules(self.obj, kind)
+        return rules
 
     @property
     def spec(self) -> dict[str, Any]:
