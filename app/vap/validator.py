@@ -422,7 +422,7 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
     try:
         err_action = ADMIT if failure_policy == "Ignore" else DENY
         out = ValidateResult()
-        pruners = policy._pruners or policy.pruners
+        pruners = policy.pruners
         inputs = _inputs(policy, pruners, inv)
         authorizer = inv.authorizer if policy.uses_authorizer else None
         if policy.match_conditions and not _match(policy, inv, inputs, authorizer, err_action, tracker, out):
