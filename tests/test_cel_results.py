@@ -235,3 +235,12 @@ def test_optflatmap_follows_the_version(client):
     # a 1.29 server checks new expressions with 1.28's libraries: cel-go 0.16 had no optFlatMap
     data = evaluate(client, [validation], version="1.29")
     assert "undeclared reference to 'optFlatMap'" in data["problems"][0]["message"]
+
+
+def test_the_same_scenario_gets_the_same_answer_byte_for_byte(client):
+    # a shared link shows what its author saw: nothing in the answer depends on when or how often it is asked
+    body = {"policy": policy(["object.data.a == '1'", "object.data.b == 'x'"], [("a", "object.data.a")]),
+            "binding": BINDING, "object": OBJECT}
+    answers = [client.post("/api/v1/evaluate", json=body).get_data() for _ in range(4)]
+    assert b'"validations"' in answers[0]
+    assert len(set(answers)) == 1

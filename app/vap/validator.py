@@ -12,7 +12,6 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from time import perf_counter
 from typing import Any, NamedTuple
 
 from . import cel, cost_cache, reach
@@ -253,7 +252,6 @@ class ExpressionRecord:
     result: Any = None
     error: str | None = None
     cost: int | None = None
-    elapsed_us: float | None = None
     # the error comes from a limit of the playground's CEL engine, not one kube-apiserver has
     engine_limit: bool = False
 
@@ -287,9 +285,8 @@ def _run(
     estimate is remembered per input shape, see :mod:`cost_cache`); a cost the estimator cannot work
     out is shown as unknown and never fails the evaluation."""
     if compiled.error is not None:
-        return ExpressionRecord(None, f"compilation error: {compiled.error}", None, None, compiled.engine_limit)
+        return ExpressionRecord(None, f"compilation error: {compiled.error}", None, compiled.engine_limit)
     before = tracker.library_cost
-    start = perf_counter()
     error = None
     engine_limit = False
     if compiled.unsafe or compiled.program is None:
@@ -306,7 +303,6 @@ def _run(
         else:
             error, engine_limit = _error_record.__wrapped__(compiled.expression, text)
         result = None
-    elapsed = round((perf_counter() - start) * 1e6, 1)
     cost: int | None = None
     if compiled.program is not None:
         try:
@@ -318,8 +314,8 @@ def _run(
             cost += tracker.library_cost - before
             if cost > PER_CALL_LIMIT:
                 return ExpressionRecord(None, f"expression '{compiled.expression}' resulted in error: "
-                                        "operation cancelled: actual cost limit exceeded", cost, elapsed, False)
-    return ExpressionRecord(result, error, cost, elapsed, engine_limit)
+                                        "operation cancelled: actual cost limit exceeded", cost, False)
+    return ExpressionRecord(result, error, cost, engine_limit)
 
 
 _REMEMBERED_ERROR = 2048  # characters of an expression and its error text, at most, for a remembered record
@@ -599,7 +595,6 @@ def _decide(
         "message": decision.message if decision.evaluation != ADMIT else None,
         "reason": decision.reason,
         "cost": rec.cost,
-        "elapsedMicroseconds": rec.elapsed_us,
         "engineLimit": rec.engine_limit,
     }
     if msg_rec is not None:
