@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from app.vap import caches, cel, validator
+from app.vap import caches, cel, limits, validator
 from app.vap.cel import library
 
 # the module, not the function of the same name that app.vap exports
@@ -109,16 +109,7 @@ def policy_expressions(payload: Mapping[str, Any]) -> list[str]:
         except yaml.YAMLError:
             continue
         for doc in docs:
-            if not isinstance(doc, dict) or doc.get("kind") != "ValidatingAdmissionPolicy":
-                continue
-            spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
-            for section, keys in (("variables", ("expression",)), ("matchConditions", ("expression",)),
-                                  ("validations", ("expression", "messageExpression")),
-                                  ("auditAnnotations", ("valueExpression",))):
-                for item in spec.get(section) or []:
-                    for key in keys:
-                        if isinstance(item, dict) and isinstance(item.get(key), str):
-                            out.append(item[key])
+            out += [text for _, text in limits.policy_expressions(doc)]
     return list(dict.fromkeys(out))
 
 

@@ -233,6 +233,11 @@ def policy_expressions(value: Any) -> Iterator[tuple[str, str]]:
     spec = value.get("spec")
     if not isinstance(spec, Mapping):
         return
+    yield from spec_expressions(spec)
+
+
+def spec_expressions(spec: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    """Yield (field path, text) of every CEL expression of a ValidatingAdmissionPolicy's spec."""
     fields_by_list = (
         ("matchConditions", ("expression",)),
         ("variables", ("expression",)),

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from . import cel, cost_cache, reach
+from . import cel, cost_cache, limits, reach
 from .cel import library
 
 ADMIT = "admit"
@@ -170,16 +170,7 @@ def expression_declarations(
 def library_level(spec: Mapping[str, Any]) -> bool | str:
     """What of the library the environments a policy's expressions are checked and run in declare
     (:func:`cel.library_level`, over every expression of the policy, so that they share one)."""
-    texts = []
-    for section, keys in _EXPRESSION_KEYS:
-        for item in spec.get(section) or []:
-            if isinstance(item, Mapping):
-                texts += [str(item[key]) for key in keys if item.get(key) is not None]
-    return cel.library_level(texts)
-
-
-_EXPRESSION_KEYS = (("variables", ("expression",)), ("matchConditions", ("expression",)),
-                    ("validations", ("expression", "messageExpression")), ("auditAnnotations", ("valueExpression",)))
+    return cel.library_level(text for _, text in limits.spec_expressions(spec))
 
 
 def _cache_key(spec: Mapping[str, Any]) -> str:

@@ -809,14 +809,11 @@ def _runtime_program(env: Any, checked: Any, text: str, engine_type: str, with_l
     """The program to evaluate: presence tests on the roots guarded, a value holding optionals
     encoded (see display_value), and the library's rewriting of the checked AST applied (``with_library``
     False: an environment declaring not all of the library, where a rewriting raises _Rewritten)."""
-    runtime_text, encoded = _runtime_text(text, engine_type)
-    program = checked
-    if runtime_text != text:
-        try:
-            program = env.compile(runtime_text)
-        except Exception:  # keep the checked program: same result except for has() on a null root
-            if encoded:
-                program = env.compile(_encode_text(engine_type, text + "\n"))
+    program = _guarded_program(env, checked, text, engine_type)
+    if program is None:  # keep the checked program: same result except for has() on a null root
+        program = checked
+        if _runtime_text(text, engine_type)[1]:  # its value encoded all the same
+            program = env.compile(_encode_text(engine_type, text + "\n"))
     return library.rewrite(program, env.deserialize if with_library else _refuse_rewriting)
 
 

@@ -294,11 +294,11 @@ def render_value(value: Any) -> Any:
     prints them (``NaN``, ``+Inf``, ``-Inf``), since JSON has no such numbers.
     """
     cls = value.__class__
-    if cls is str or cls is int or cls is bool or value is None:
+    if cls is str or cls is int or cls is bool or value is None:  # (the commonest first, by class)
         return value
-    if cls is dict:
+    if isinstance(value, dict):
         return {(k if k.__class__ is str else _render_key(k)): render_value(v) for k, v in value.items()}
-    if cls is list:
+    if isinstance(value, list | tuple):
         return [render_value(v) for v in value]
     if isinstance(value, bool | int | str):
         return value
@@ -308,10 +308,6 @@ def render_value(value: Any) -> Any:
         if math.isinf(value):
             return "+Inf" if value > 0 else "-Inf"
         return value
-    if isinstance(value, list | tuple):
-        return [render_value(v) for v in value]
-    if isinstance(value, dict):
-        return {_render_key(k): render_value(v) for k, v in value.items()}
     if isinstance(value, bytes | bytearray):
         return _render_bytes(bytes(value))
     if isinstance(value, datetime.datetime):
