@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from . import examples, vap
+from .vap import validator
 
 
 def example_bodies() -> list[dict[str, Any]]:
@@ -40,9 +41,11 @@ def warm() -> int:
     for body in example_bodies():
         try:
             for _ in range(WARM_ROUNDS):
+                validator.clear_kept()  # each round converts its values, as a worker's first evaluation does
                 vap.evaluate(body)
             done += 1
         except Exception as exc:  # noqa: BLE001 - warming is best effort
             print(f"warming the evaluation caches: {exc!r}", file=sys.stderr)
+    validator.clear_kept()
     return done
 

@@ -144,6 +144,7 @@ def capture(payload: Mapping[str, Any]) -> Capture:
             result.authorizers.append(inv.authorizer)
         return original_validate(policy, inv, failure_policy)
 
+    validator.clear_kept()  # every evaluation converts its values afresh, and none converted here is kept
     cel.attempt = recording_attempt  # (cel.run, which variables are evaluated with, calls it too)
     validator.validate = recording_validate
     # the inputs as given, every root whole, not cut down to what the policy reads (the playground's own
@@ -155,4 +156,5 @@ def capture(payload: Mapping[str, Any]) -> Capture:
         cel.attempt = original_attempt
         validator.validate = original_validate
         validator.CompiledPolicy.pruners = original_pruners  # type: ignore[method-assign]
+        validator.clear_kept()
     return result

@@ -1,9 +1,9 @@
 """The core's speed-ups change nothing a user can see.
 
 Each fast path (the pane cache, objects shared instead of copied, one engine
-activation per group of expressions, inputs cut down to what the expressions read, remembered
-cost estimates) is checked against the plain way on every scenario of tests/scenarios, the gallery
-and the benchmark, and on expressions chosen to probe its edges.
+activation per group of expressions, kept for the next evaluation of the same documents, inputs cut
+down to what the expressions read, remembered cost estimates) is checked against the plain way on
+every scenario of tests/scenarios, the gallery and the benchmark, and on expressions chosen to probe its edges.
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ def _whole(value: Any) -> Any:
 
 @pytest.fixture
 def plain_core(monkeypatch):
-    """Switch every fast path off: no pane cache, full inputs, one conversion per evaluation, the
+    """Switch every fast path off: no pane cache, full inputs, one conversion per evaluation (none
+        kept for the next), the
     cost estimator walking every time, every environment declaring the whole library, programs naming
     request or namespaceObject run where every root is dyn."""
 
@@ -61,6 +62,8 @@ def plain_core(monkeypatch):
                                                                                                        values).core)
         monkeypatch.setattr(cel, "library_level", lambda texts: True)  # the whole library declared everywhere
         monkeypatch.setattr(cel, "_typed_root_program", lambda *args: None)
+        monkeypatch.setattr(validator, "_kept", lambda *args: None)  # nothing kept between evaluations
+        monkeypatch.setattr(validator, "_keep", lambda *args: None)
         caches.clear()
 
     return switch
@@ -626,3 +629,100 @@ def test_a_cached_objects_field_warnings_come_from_its_first_reading(monkeypatch
     monkeypatch.setattr(typecheck, "check_object", lambda *a: walks.append(a) or [])
     second = [p for p in evaluate_module.evaluate(payload)["problems"] if "labelz" in p["message"]]
     assert second == first and walks == []  # the same warning, the object not walked again
+
+
+# --------------------------------------------------------------------------------------------
+# Values kept for the next evaluation of the same documents
+
+
+def _kept_body(validation: dict[str, Any], **panes: Any) -> dict[str, Any]:
+    import json
+
+    from tests import hostile_inputs as h
+
+    rules = [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["*"], "resources": ["configmaps"]}]
+    pol = h.policy(validations=[validation], matchConstraints={"resourceRules": rules})
+    body = h.scenario(pol)
+    body.update({k: v if isinstance(v, str) else json.dumps(v) for k, v in panes.items()})
+    return body
+
+
+def _messages(body: dict[str, Any]) -> list[str]:
+    result = evaluate_module.evaluate(body)
+    assert not [p for p in result["problems"] if p["severity"] == "error"], result["problems"]
+    return [d["message"] for p in result["policies"] for b in p["bindings"] for e in b["evaluations"]
+            for d in e["decisions"] if d["action"] == "deny"]
+
+
+def test_an_unchanged_scenario_converts_its_values_once(monkeypatch):
+    made = []
+    env = cel._activation_env()
+
+    class Counting:
+        def Activation(self, data):  # noqa: N802 (the engine's name)
+            made.append(data)
+            return env.Activation(data)
+
+    monkeypatch.setattr(cel, "_activation_env", lambda: Counting())
+    monkeypatch.setattr(validator, "_KEPT_SECONDS", 1.0)  # (made afresh after that long evaluating on them)
+    caches.clear()
+    body = _kept_body({"expression": "object.metadata.name != 'o'",
+                       "messageExpression": "string(object.metadata.name)"})
+    for _ in range(3):  # (a first evaluation works out more, and keeps nothing that took it long)
+        _messages(body)
+    made.clear()
+    assert [_messages(body) for _ in range(5)] == [["o"]] * 5
+    assert made == []
+
+
+def test_a_request_differing_only_in_a_number_s_type_is_converted_again():
+    caches.clear()
+    seconds = "request.options.gracePeriodSeconds"
+    body = _kept_body({"expression": "false", "messageExpression":
+                       f"type({seconds}) == int ? 'int' : type({seconds}) == double ? 'double' : 'bool'"})
+    assert _messages({**body, "request": "options: {gracePeriodSeconds: 1}"}) == ["int"]
+    assert _messages({**body, "request": "options: {gracePeriodSeconds: 1.0}"}) == ["double"]
+    assert _messages({**body, "request": "options: {gracePeriodSeconds: true}"}) == ["bool"]
+
+
+def test_a_namespace_differing_only_in_a_number_s_type_is_converted_again():
+    caches.clear()
+    generation = "namespaceObject.metadata.generation"
+    body = _kept_body({"expression": "false", "messageExpression":
+                       f"type({generation}) == int ? 'int' : type({generation}) == double ? 'double' : 'bool'"})
+    namespace = "apiVersion: v1\nkind: Namespace\nmetadata: {{name: default, generation: {}}}\n"
+    assert [_messages({**body, "namespace": namespace.format(g)}) for g in ("1", "1.0", "1")] == [
+        ["int"], ["double"], ["int"]]
+
+
+def test_the_same_object_in_another_request_namespace_is_seen_there():
+    caches.clear()
+    body = _kept_body({"expression": "false", "messageExpression": "string(object.metadata.namespace)"},
+                      object="apiVersion: v1\nkind: ConfigMap\nmetadata: {name: o}\n")
+    assert [_messages({**body, "request": f"namespace: {ns}"}) for ns in ("one", "two", "one")] == [
+        ["one"], ["two"], ["one"]]
+
+
+def test_a_policy_evaluated_from_several_threads_at_once_answers_alike():
+    from concurrent.futures import ThreadPoolExecutor
+
+    caches.clear()
+    body = payload_from(examples.get("delete-protection").form())
+    expected = evaluate_module.evaluate(body)
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(lambda _: evaluate_module.evaluate(body), range(160)))
+    assert all(answer == expected for answer in answers)
+
+
+def test_values_an_evaluation_worked_hard_on_are_not_kept():
+    # the engine allocates what it evaluates in the activation's memory: a costly evaluation's is freed
+    caches.clear()
+    numbers = "[" + ",".join(map(str, range(99))) + "]"
+    costly = f"{numbers}.all(a, {numbers}.all(b, a + b >= 0))"
+    cheap = _kept_body({"expression": "object.metadata.name == 'o'"})
+    for _ in range(3):  # (a first evaluation works out more: cost estimates, generated code)
+        evaluate_module.evaluate(cheap)
+    assert len(validator._KEPT) == 1
+    caches.clear()
+    evaluate_module.evaluate(_kept_body({"expression": costly}))
+    assert validator._KEPT == {}

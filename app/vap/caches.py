@@ -2,7 +2,8 @@
 
 What the core remembers between requests, all bounded: parsed panes (:mod:`documents`), policies
 and bindings after defaulting and API validation (kept with their documents), compiled expressions
-and CEL environments (:mod:`cel`), compiled policies (:mod:`validator`), type-checking results
+and CEL environments (:mod:`cel`), compiled policies and the values last converted for them
+(:mod:`validator`), the request's copies of the objects (:mod:`request`), type-checking results
 (:mod:`typecheck`) and the declared types they check against, cost estimates (:mod:`cost_cache`),
 compiled regular expressions, parsed URLs and error texts of the CEL library, Kyverno's resource
 filters. :func:`clear` empties them, so the next evaluation is a first one (the benchmark's cold
@@ -12,7 +13,7 @@ schemas, the declared types of ``request`` and ``namespaceObject``) stays loaded
 
 from __future__ import annotations
 
-from . import cel, cost_cache, documents, typecheck, validator
+from . import cel, cost_cache, dispatcher, documents, request, typecheck, validator
 from .cel.library import astproto, errors, regex, urls
 from .kyverno import config as kyverno_config
 from .schemas import decltypes
@@ -29,6 +30,9 @@ def clear() -> None:
         function.cache_clear()
     astproto.clear_cache()
     validator._compile_policy.cache_clear()
+    validator.clear_kept()
+    request.clear_copies()
+    dispatcher.clear_versioned()
     validator._error_record.cache_clear()
     typecheck.clear_cache()
     cost_cache.clear()

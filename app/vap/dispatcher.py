@@ -431,9 +431,26 @@ def versioned(obj: Any, kind: GroupVersionKind) -> Any:
     api_version = f"{kind.group}/{kind.version}" if kind.group else kind.version
     if obj.get("apiVersion") == api_version and obj.get("kind") == kind.kind:
         return obj
+    seen = _VERSIONED.get((id(obj), kind))
+    if seen is not None and seen[0] is obj:  # the same request's object (see request._stable_copy)
+        return seen[1]
     out = {"apiVersion": api_version, "kind": kind.kind}
     out.update({k: v for k, v in obj.items() if k not in ("apiVersion", "kind")})
+    if len(_VERSIONED) >= _VERSIONED_MAX:
+        _VERSIONED.pop(next(iter(_VERSIONED)), None)  # the oldest
+    _VERSIONED[(id(obj), kind)] = (obj, out)
     return out
+
+
+# the last objects converted to another kind, with their conversions: a later evaluation of the same
+# object gets the same conversion (and what is kept for it, see validator._kept); never changed
+_VERSIONED: dict[tuple[int, GroupVersionKind], tuple[Any, Any]] = {}
+_VERSIONED_MAX = 16
+
+
+def clear_versioned() -> None:
+    """Forget the conversions handed out."""
+    _VERSIONED.clear()
 
 
 def _truncate_bytes(text: str, limit: int) -> str:

@@ -94,8 +94,10 @@ def build_attributes(
     req: dict[str, Any] = request_doc.value if request_doc is not None and isinstance(request_doc.value, dict) else {}
     if request_doc is not None and not isinstance(request_doc.value, dict):
         problems.append(request_doc.problem(None, "the Request pane must hold a mapping of request attributes"))
-    obj = _own_metadata(object_doc.value) if object_doc is not None else None
-    old = _own_metadata(old_object_doc.value) if old_object_doc is not None else None
+    obj_source = object_doc.value if object_doc is not None else None
+    old_source = old_object_doc.value if old_object_doc is not None else None
+    obj = _own_metadata(obj_source) if object_doc is not None else None
+    old = _own_metadata(old_source) if old_object_doc is not None else None
     for doc, label in ((object_doc, "object"), (old_object_doc, "old object")):
         if doc is not None and not isinstance(doc.value, dict):
             problems.append(doc.problem(None, f"the {label} must be a mapping (a Kubernetes object)"))
@@ -113,6 +115,7 @@ def build_attributes(
     if operation == "DELETE":
         if old is None and obj is not None:
             old, obj = obj, None  # the pasted object is the one being deleted
+            old_source = obj_source
         obj = None
     if operation == "CREATE":
         old = None
@@ -213,6 +216,7 @@ def build_attributes(
         options = {"kind": _OPTIONS_KIND[operation], "apiVersion": "meta.k8s.io/v1"}
         if dry_run:
             options["dryRun"] = ["All"]
+    obj, old = _stable_copy(obj_source, obj), _stable_copy(old_source, old)
     attrs = Attributes(
         operation=operation,
         resource=gvr,
@@ -240,6 +244,37 @@ def _own_metadata(value: Any) -> Any:
     if isinstance(out.get("metadata"), dict):
         out["metadata"] = dict(out["metadata"])
     return out
+
+
+# The request's copy of each of the last objects read, by the document it copies: an evaluation of the
+# same document gets the same copy when it is equal, so what is worked out from it (its values converted
+# for the CEL engine) can be kept for the next evaluation. Like the documents, copies are never changed
+# once the request is built.
+_COPIES: dict[int, tuple[Any, Any]] = {}
+_COPIES_MAX = 16
+
+
+def _stable_copy(source: Any, made: Any) -> Any:
+    """``made`` (a copy of ``source`` by :func:`_own_metadata`, then given a namespace or a name), or the
+    copy of ``source`` handed out before when it is equal. Equality is exact here: all but the values
+    set on metadata (strings) are the very objects of ``source`` in both copies."""
+    if made.__class__ is not dict:
+        return made
+    key = id(source)
+    seen = _COPIES.get(key)
+    if seen is not None and seen[0] is source:
+        if seen[1] == made:
+            return seen[1]
+        del _COPIES[key]
+    elif len(_COPIES) >= _COPIES_MAX:
+        _COPIES.pop(next(iter(_COPIES)), None)  # the oldest
+    _COPIES[key] = (source, made)
+    return made
+
+
+def clear_copies() -> None:
+    """Forget the copies handed out."""
+    _COPIES.clear()
 
 
 def _req_problem(doc: Document | None, path: str, message: str) -> Problem:

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from threading import get_ident
+from time import perf_counter
 from typing import Any, NamedTuple
 
 from . import cel, cost_cache, limits, reach
@@ -296,11 +299,19 @@ def _run(
         result = None
     cost: int | None = None
     if compiled.program is not None:
-        try:
-            cost = cost_cache.core_cost(compiled.checked_program or compiled.program,
-                                        data.data if data.__class__ is cel.Activation else data)
-        except Exception:  # unknown, see above
-            cost = None
+        program = compiled.checked_program or compiled.program
+        if data.__class__ is not cel.Activation:
+            cost = _core_cost(program, data)
+        elif data.costs is None:
+            cost = _core_cost(program, data.data)
+        else:  # values kept for later evaluations: so is the estimate on them
+            cost = data.costs.get(program, _NOT_KNOWN)
+            if cost is _NOT_KNOWN:
+                cost = _core_cost(program, data.data)
+                if cost is None:
+                    data.costs = None  # what is evaluated on them cannot be counted: they are not kept
+                else:
+                    data.costs[program] = cost
         if cost is not None:
             cost += tracker.library_cost - before
             if cost > PER_CALL_LIMIT:
@@ -308,6 +319,15 @@ def _run(
                                         "operation cancelled: actual cost limit exceeded", cost, False)
     return ExpressionRecord(result, error, cost, engine_limit)
 
+
+def _core_cost(program: Any, data: Mapping[str, Any]) -> int | None:
+    try:
+        return cost_cache.core_cost(program, data)
+    except Exception:  # unknown (see _run)
+        return None
+
+
+_NOT_KNOWN: Any = object()
 
 _REMEMBERED_ERROR = 2048  # characters of an expression and its error text, at most, for a remembered record
 
@@ -336,6 +356,121 @@ def _inputs(
     if params is not None and policy.has_params:
         data["params"] = params(inv.params)
     return data
+
+
+class _Kept:
+    """The validations' values of one evaluation of a policy, converted into engine values, kept for the
+    next evaluation of the same documents: an unchanged object (a pane read from its cache, the params
+    of a binding) is converted once, not on every evaluation. The engine allocates what it evaluates in
+    the activation's memory too, which is freed only with the activation: after some time spent
+    evaluating on it (``spent``, seconds: the engine allocates at most a few kB per microsecond) it is
+    made afresh. So is one on which a cost could not be estimated."""
+
+    __slots__ = ("key", "policy", "object", "old_object", "params", "request", "namespace", "inputs",
+                 "activation", "spent")
+
+    def __init__(self, key: tuple[int, int, int], policy: CompiledPolicy, inv: Invocation, request: Any,
+                 namespace: Any, inputs: dict[str, Any], activation: cel.Activation) -> None:
+        self.key, self.policy = key, policy
+        self.object, self.old_object, self.params = inv.object, inv.old_object, inv.params
+        self.request, self.namespace, self.inputs, self.activation = request, namespace, inputs, activation
+        self.spent = 0.0
+
+
+# (ids of the policy, the params and the thread: an engine activation is never shared between threads)
+# -> what was kept; each holds its policy and documents, so that no id is reused while it is kept
+_KEPT: dict[tuple[int, int, int], _Kept] = {}
+_KEPT_MAX = 16
+_KEPT_SECONDS = 0.00025  # evaluating on a kept activation before it is made afresh (its memory: < 1 MB)
+_KEPT_SIZE = 2_000  # the size of a kept activation's inputs, at most (see _small)
+
+
+def clear_kept() -> None:
+    """Forget the values kept for later evaluations."""
+    _KEPT.clear()
+
+
+def _kept(policy: CompiledPolicy, pruners: tuple[Callable[[Any], Any] | None, ...],
+          inv: Invocation) -> _Kept | None:
+    """The kept values of this policy's last evaluation with the same documents, when its request and
+    Namespace, as the policy reads them, are the same too."""
+    key = (id(policy), id(inv.params), get_ident())
+    kept = _KEPT.get(key)
+    if (kept is None or kept.policy is not policy or kept.object is not inv.object
+            or kept.old_object is not inv.old_object or kept.params is not inv.params):
+        return None
+    request, namespace = pruners[2], pruners[4]
+    if request is not None and not _identical(request(inv.request), kept.request):
+        return None
+    if namespace is not None and not _identical(namespace(inv.namespace_object), kept.namespace):
+        return None
+    return kept
+
+
+def _identical(a: Any, b: Any) -> bool:
+    """Whether two values are the same to CEL, as its engine would convert them: of the same types
+    (1, 1.0 and true are equal in Python), maps with their keys in the same order (the order they were
+    given in, which the engine may follow), floats of the same sign. False is never wrong: they are then
+    converted again."""
+    if a is b:
+        return True
+    cls = a.__class__
+    if cls is not b.__class__:
+        return False
+    if cls is dict:
+        if len(a) != len(b):
+            return False
+        for (key, value), (other_key, other) in zip(a.items(), b.items(), strict=True):
+            if key is not other_key and (key.__class__ is not other_key.__class__ or key != other_key):
+                return False
+            if value is not other and not _identical(value, other):
+                return False
+        return True
+    if cls is list:
+        return len(a) == len(b) and all(map(_identical, a, b))
+    if cls is float:
+        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+    return bool(a == b)
+
+
+def _keep(policy: CompiledPolicy, pruners: tuple[Callable[[Any], Any] | None, ...], inv: Invocation,
+          inputs: dict[str, Any]) -> _Kept | None:
+    """The validations' values (of a policy reading no authorizer) in an activation kept for the next
+    evaluation; None when they are too large to keep."""
+    namespace = pruners[4](inv.namespace_object) if pruners[4] is not None else None
+    values = {**inputs, "namespaceObject": namespace} if pruners[4] is not None else inputs
+    if _small(values, _KEPT_SIZE) < 0:
+        return None
+    activation = cel.Activation(values)
+    activation.costs = {}
+    key = (id(policy), id(inv.params), get_ident())
+    kept = _Kept(key, policy, inv, inputs.get("request"), namespace, inputs, activation)
+    _KEPT.pop(key, None)
+    if len(_KEPT) >= _KEPT_MAX:
+        del _KEPT[next(iter(_KEPT))]  # the oldest
+    _KEPT[key] = kept
+    return kept
+
+
+def _small(value: Any, room: int) -> int:
+    """``room`` less the size of ``value`` (one per value, and one more per 64 characters of a string);
+    negative once it runs out."""
+    room -= 1
+    if room < 0:
+        return room
+    if value.__class__ is str:
+        room -= len(value) >> 6
+    elif value.__class__ is dict:
+        for item in value.values():
+            room = _small(item, room)
+            if room < 0:
+                break
+    elif value.__class__ is list:
+        for item in value:
+            room = _small(item, room)
+            if room < 0:
+                break
+    return room
 
 
 def _data(
@@ -406,20 +541,34 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
     if policy.counts_library_cost:
         tracker = library.CostTracker()
         token = library.set_tracker(tracker)
+    kept: _Kept | None = None
+    started = 0.0
     try:
         err_action = ADMIT if failure_policy == "Ignore" else DENY
         out = ValidateResult()
         pruners = policy.pruners
-        inputs = _inputs(policy, pruners, inv)
         authorizer = inv.authorizer if policy.uses_authorizer else None
+        kept = _kept(policy, pruners, inv) if authorizer is None else None
+        if kept is not None:
+            started = perf_counter()
+            inputs = kept.inputs
+        else:
+            inputs = _inputs(policy, pruners, inv)
         if policy.match_conditions and not _match(policy, inv, inputs, authorizer, err_action, tracker, out):
             return out
 
         # validations, then every messageExpression, against one budget.
         scopes: list[cel.VariableScope] = []
         readers = policy.validation_readers
-        if readers == 1 and pruners[4] is None and authorizer is None:  # (_data's commonest case)
-            data: Mapping[str, Any] | cel.Activation = inputs
+        if kept is not None:
+            data: Mapping[str, Any] | cel.Activation = kept.activation
+        elif authorizer is None:
+            kept = _keep(policy, pruners, inv, inputs)
+            if kept is not None:
+                started = perf_counter()
+                data = kept.activation
+            else:
+                data = _data(pruners[4], inputs, inv.namespace_object, None, readers)
         else:
             data = _data(pruners[4], inputs, inv.namespace_object, authorizer, readers)
         scope = _scope(policy, data, scopes) if policy.variables else None
@@ -470,6 +619,10 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
     finally:
         if token is not None:
             library.reset_tracker(token)
+        if kept is not None:
+            kept.spent += perf_counter() - started
+            if (kept.spent > _KEPT_SECONDS or kept.activation.costs is None) and _KEPT.get(kept.key) is kept:
+                del _KEPT[kept.key]  # made afresh next time
 
 
 def _out_of_budget(policy: CompiledPolicy, scopes: list[cel.VariableScope], err_action: str,

@@ -1041,9 +1041,14 @@ class Activation:
     """Input values shared by several evaluations: the engine converts each value once, on first use,
     instead of once per evaluation (pass it wherever a data mapping is accepted)."""
 
+    __slots__ = ("data", "_engine", "costs")
+
     def __init__(self, data: Mapping[str, Any]) -> None:
         self.data = data
         self._engine: Any = None
+        # the core cost of each program evaluated on these values, when they are kept for later
+        # evaluations (a cost estimate depends on the program and the values only)
+        self.costs: dict[Any, int | None] | None = None
 
     def engine(self) -> Any:
         if self._engine is None:
