@@ -366,14 +366,13 @@ class _Kept:
     evaluating on it (``spent``, seconds: the engine allocates at most a few kB per microsecond) it is
     made afresh. So is one on which a cost could not be estimated."""
 
-    __slots__ = ("key", "policy", "object", "old_object", "params", "request", "namespace", "inputs",
-                 "activation", "spent")
+    __slots__ = ("key", "policy", "object", "old_object", "params", "inputs", "activation", "spent")
 
-    def __init__(self, key: tuple[int, int, int], policy: CompiledPolicy, inv: Invocation, request: Any,
-                 namespace: Any, inputs: dict[str, Any], activation: cel.Activation) -> None:
+    def __init__(self, key: tuple[int, int, int], policy: CompiledPolicy, inv: Invocation,
+                 inputs: dict[str, Any], activation: cel.Activation) -> None:
         self.key, self.policy = key, policy
         self.object, self.old_object, self.params = inv.object, inv.old_object, inv.params
-        self.request, self.namespace, self.inputs, self.activation = request, namespace, inputs, activation
+        self.inputs, self.activation = inputs, activation  # (the activation's values: inputs and the Namespace)
         self.spent = 0.0
 
 
@@ -400,9 +399,10 @@ def _kept(policy: CompiledPolicy, pruners: tuple[Callable[[Any], Any] | None, ..
             or kept.old_object is not inv.old_object or kept.params is not inv.params):
         return None
     request, namespace = pruners[2], pruners[4]
-    if request is not None and not _identical(request(inv.request), kept.request):
+    if request is not None and not _identical(request(inv.request), kept.inputs["request"]):
         return None
-    if namespace is not None and not _identical(namespace(inv.namespace_object), kept.namespace):
+    if namespace is not None and not _identical(namespace(inv.namespace_object),
+                                                kept.activation.data["namespaceObject"]):
         return None
     return kept
 
@@ -437,14 +437,15 @@ def _keep(policy: CompiledPolicy, pruners: tuple[Callable[[Any], Any] | None, ..
           inputs: dict[str, Any]) -> _Kept | None:
     """The validations' values (of a policy reading no authorizer) in an activation kept for the next
     evaluation; None when they are too large to keep."""
-    namespace = pruners[4](inv.namespace_object) if pruners[4] is not None else None
-    values = {**inputs, "namespaceObject": namespace} if pruners[4] is not None else inputs
+    prune_namespace = pruners[4]
+    values = inputs if prune_namespace is None else {**inputs,
+                                                     "namespaceObject": prune_namespace(inv.namespace_object)}
     if _small(values, _KEPT_SIZE) < 0:
         return None
     activation = cel.Activation(values)
     activation.costs = {}
     key = (id(policy), id(inv.params), get_ident())
-    kept = _Kept(key, policy, inv, inputs.get("request"), namespace, inputs, activation)
+    kept = _Kept(key, policy, inv, inputs, activation)
     _KEPT.pop(key, None)
     if len(_KEPT) >= _KEPT_MAX:
         del _KEPT[next(iter(_KEPT))]  # the oldest
@@ -542,33 +543,25 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
         tracker = library.CostTracker()
         token = library.set_tracker(tracker)
     kept: _Kept | None = None
-    started = 0.0
+    started: float | None = None  # when evaluating on a kept activation began
     try:
         err_action = ADMIT if failure_policy == "Ignore" else DENY
         out = ValidateResult()
         pruners = policy.pruners
         authorizer = inv.authorizer if policy.uses_authorizer else None
         kept = _kept(policy, pruners, inv) if authorizer is None else None
-        if kept is not None:
-            started = perf_counter()
-            inputs = kept.inputs
-        else:
-            inputs = _inputs(policy, pruners, inv)
+        inputs = kept.inputs if kept is not None else _inputs(policy, pruners, inv)
         if policy.match_conditions and not _match(policy, inv, inputs, authorizer, err_action, tracker, out):
             return out
 
         # validations, then every messageExpression, against one budget.
         scopes: list[cel.VariableScope] = []
         readers = policy.validation_readers
+        if kept is None and authorizer is None:
+            kept = _keep(policy, pruners, inv, inputs)
         if kept is not None:
             data: Mapping[str, Any] | cel.Activation = kept.activation
-        elif authorizer is None:
-            kept = _keep(policy, pruners, inv, inputs)
-            if kept is not None:
-                started = perf_counter()
-                data = kept.activation
-            else:
-                data = _data(pruners[4], inputs, inv.namespace_object, None, readers)
+            started = perf_counter()
         else:
             data = _data(pruners[4], inputs, inv.namespace_object, authorizer, readers)
         scope = _scope(policy, data, scopes) if policy.variables else None
@@ -619,7 +612,7 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
     finally:
         if token is not None:
             library.reset_tracker(token)
-        if kept is not None:
+        if kept is not None and started is not None:
             kept.spent += perf_counter() - started
             if (kept.spent > _KEPT_SECONDS or kept.activation.costs is None) and _KEPT.get(kept.key) is kept:
                 del _KEPT[kept.key]  # made afresh next time
