@@ -9,6 +9,9 @@
   ``validator.validate`` call (activations, matchConditions, variables, validations,
   messageExpressions, auditAnnotations, cost, error texts, result records). The rest of a warm
   evaluation is reading the panes, API validation, the request, matching, params and the response.
+* **CEL stage, fresh**: the same with none of the values converted for the evaluation before kept
+  (what a warm process does after an edit of the object, the params or the policy): the engine
+  converts its inputs again, as the bare engine does on each of its evaluations.
 
 :func:`capture` records every expression evaluation the playground makes for a body (expression
 text, the values it was given), which the bare engine then replays (:mod:`benchmarks.bare`).
@@ -44,8 +47,12 @@ def cold_once(payload: Mapping[str, Any]) -> float:
     return warm_once(payload)
 
 
-def cel_stage_once(payload: Mapping[str, Any]) -> float:
-    """Seconds spent in ``validator.validate`` during one evaluation."""
+def cel_stage_once(payload: Mapping[str, Any], *, fresh: bool = False) -> float:
+    """Seconds spent in ``validator.validate`` during one evaluation; ``fresh``: with no values kept from
+    the evaluation before (each policy's values converted into engine values again, as after an edit of
+    the object, the params or the policy)."""
+    if fresh:
+        validator.clear_kept()
     spent = [0.0]
     original = validator.validate
 

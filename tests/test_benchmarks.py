@@ -31,6 +31,8 @@ def test_quick_benchmark_prints_the_table_and_writes_the_json(tmp_path):
     assert api["throughput"]["errors"] == 0 and api["throughput"]["perSecond"] > 0
     assert {t["target"].split(":")[0] for t in result["targets"]} >= {"warm", "cold"}
     assert len(result["targets"]) == 4
+    fresh = result["freshCelStage"]
+    assert fresh["of"] >= 1 and fresh["worst"] > 0 and "fresh x" in proc.stdout
     assert "scenario" in proc.stdout and "throughput:" in proc.stdout
     assert "peak memory per gunicorn worker" in proc.stdout
 
@@ -66,3 +68,26 @@ def test_the_bare_engine_is_given_each_input_whole():
     obj = evaluation.data["object"]
     # the policy reads only metadata.labels: the rest of the object is there all the same
     assert obj["apiVersion"] and obj["kind"] and obj["metadata"]["name"] and obj["spec"]
+
+
+def test_the_fresh_cel_stage_converts_the_values_again(monkeypatch):
+    """The CEL stage is measured twice: with the values kept from the evaluation before (a re-evaluation
+    of the same scenario) and with them converted again (after an edit), as the bare engine's are."""
+    from app.vap import cel
+    from benchmarks import core, scenarios
+
+    scenario = next(s for s in scenarios.gallery() if s.name == "replica-limit")
+    made = []
+    env = cel._activation_env()
+
+    class Counting:
+        def Activation(self, data):  # noqa: N802 (the engine's name)
+            made.append(data)
+            return env.Activation(data)
+
+    monkeypatch.setattr(cel, "_activation_env", lambda: Counting())
+    for _ in range(4):
+        core.warm_once(scenario.payload)
+    made.clear()
+    assert core.cel_stage_once(scenario.payload) > 0 and made == []
+    assert core.cel_stage_once(scenario.payload, fresh=True) > 0 and len(made) >= 1
