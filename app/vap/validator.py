@@ -364,12 +364,16 @@ class _Kept:
     of a binding) is converted once, not on every evaluation. The engine allocates what it evaluates in
     the activation's memory too, which is freed only with the activation: after some time spent
     evaluating on it (``spent``, seconds: the engine allocates at most a few kB per microsecond) it is
-    made afresh. So is one on which a cost could not be estimated."""
+    made afresh. So is one on which a cost could not be estimated.
+
+    Documents evaluated for the first time are only noted (``activation`` None): values are kept on their
+    second evaluation, so that evaluations of documents edited each time (which would never reuse them)
+    do not pay for keeping them."""
 
     __slots__ = ("key", "policy", "object", "old_object", "params", "inputs", "activation", "spent")
 
     def __init__(self, key: tuple[int, int, int], policy: CompiledPolicy, inv: Invocation,
-                 inputs: dict[str, Any], activation: cel.Activation) -> None:
+                 inputs: dict[str, Any] | None, activation: cel.Activation | None) -> None:
         self.key, self.policy = key, policy
         self.object, self.old_object, self.params = inv.object, inv.old_object, inv.params
         self.inputs, self.activation = inputs, activation  # (the activation's values: inputs and the Namespace)
@@ -395,7 +399,7 @@ def _kept(policy: CompiledPolicy, pruners: tuple[Callable[[Any], Any] | None, ..
     Namespace, as the policy reads them, are the same too."""
     key = (id(policy), id(inv.params), get_ident())
     kept = _KEPT.get(key)
-    if (kept is None or kept.policy is not policy or kept.object is not inv.object
+    if (kept is None or kept.activation is None or kept.policy is not policy or kept.object is not inv.object
             or kept.old_object is not inv.old_object or kept.params is not inv.params):
         return None
     request, namespace = pruners[2], pruners[4]
@@ -436,7 +440,14 @@ def _identical(a: Any, b: Any) -> bool:
 def _keep(policy: CompiledPolicy, pruners: tuple[Callable[[Any], Any] | None, ...], inv: Invocation,
           inputs: dict[str, Any]) -> _Kept | None:
     """The validations' values (of a policy reading no authorizer) in an activation kept for the next
-    evaluation; None when they are too large to keep."""
+    evaluation; None when they are too large to keep, or when these documents were not evaluated with the
+    policy just before (they are then noted, and kept on their next evaluation)."""
+    key = (id(policy), id(inv.params), get_ident())
+    seen = _KEPT.get(key)
+    if (seen is None or seen.policy is not policy or seen.object is not inv.object
+            or seen.old_object is not inv.old_object or seen.params is not inv.params):
+        _note(key, _Kept(key, policy, inv, None, None))
+        return None
     prune_namespace = pruners[4]
     values = inputs if prune_namespace is None else {**inputs,
                                                      "namespaceObject": prune_namespace(inv.namespace_object)}
@@ -444,13 +455,16 @@ def _keep(policy: CompiledPolicy, pruners: tuple[Callable[[Any], Any] | None, ..
         return None
     activation = cel.Activation(values)
     activation.costs = {}
-    key = (id(policy), id(inv.params), get_ident())
     kept = _Kept(key, policy, inv, inputs, activation)
+    _note(key, kept)
+    return kept
+
+
+def _note(key: tuple[int, int, int], kept: _Kept) -> None:
     _KEPT.pop(key, None)
     if len(_KEPT) >= _KEPT_MAX:
         del _KEPT[next(iter(_KEPT))]  # the oldest
     _KEPT[key] = kept
-    return kept
 
 
 def _small(value: Any, room: int) -> int:
@@ -617,7 +631,11 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
         if kept is not None and started is not None:
             kept.spent += perf_counter() - started
             if (kept.spent > _KEPT_SECONDS or kept.activation.costs is None) and _KEPT.get(kept.key) is kept:
-                del _KEPT[kept.key]  # made afresh next time
+                if kept.activation.costs is None:
+                    del _KEPT[kept.key]
+                else:  # made afresh on the next evaluation of the same documents
+                    kept.inputs = kept.activation = None
+                    kept.spent = 0.0
 
 
 def _out_of_budget(policy: CompiledPolicy, scopes: list[cel.VariableScope], err_action: str,
