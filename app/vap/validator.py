@@ -572,8 +572,9 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
         scopes: list[cel.VariableScope] = []
         readers = policy.validation_readers
         if kept is None and authorizer is None and policy._pruners is not None:
-            # (a policy's values are kept from its third evaluation on, once its pruners are generated: a
-            # first evaluation does not pay for keeping, nor is code generation counted as evaluating on them)
+            # (from a policy's third evaluation on, once its pruners are generated, its documents are noted,
+            # and their values kept when they are evaluated again: a first evaluation does not pay for keeping,
+            # nor is code generation counted as time evaluating on kept values)
             kept = _keep(policy, pruners, inv, inputs)
         if kept is not None:
             data: Mapping[str, Any] | cel.Activation = kept.activation
