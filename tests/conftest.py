@@ -99,3 +99,22 @@ def store_config(request, tmp_path) -> dict[str, str]:
     if request.param == "sqlite":
         return {"DATA_DIR": str(tmp_path / "data" / "nested"), "DATABASE_URL": ""}
     return {"DATA_DIR": str(tmp_path / "unused"), "DATABASE_URL": request.getfixturevalue("pg_server").new_database()}
+
+
+@pytest.fixture
+def activations_made(monkeypatch) -> list:
+    """The values the CEL engine is asked to convert into an activation, as evaluations go; kept values
+    are not made afresh for the time spent evaluating on them (the bound that frees their memory)."""
+    from app.vap import cel, validator
+
+    made: list = []
+    env = cel._activation_env()
+
+    class Counting:
+        def Activation(self, data):  # noqa: N802 (the engine's name)
+            made.append(data)
+            return env.Activation(data)
+
+    monkeypatch.setattr(cel, "_activation_env", lambda: Counting())
+    monkeypatch.setattr(validator, "_KEPT_SECONDS", 1.0)
+    return made

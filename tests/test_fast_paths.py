@@ -654,17 +654,8 @@ def _messages(body: dict[str, Any]) -> list[str]:
             for d in e["decisions"] if d["action"] == "deny"]
 
 
-def test_an_unchanged_scenario_converts_its_values_once(monkeypatch):
-    made = []
-    env = cel._activation_env()
-
-    class Counting:
-        def Activation(self, data):  # noqa: N802 (the engine's name)
-            made.append(data)
-            return env.Activation(data)
-
-    monkeypatch.setattr(cel, "_activation_env", lambda: Counting())
-    monkeypatch.setattr(validator, "_KEPT_SECONDS", 1.0)  # (made afresh after that long evaluating on them)
+def test_an_unchanged_scenario_converts_its_values_once(activations_made):
+    made = activations_made
     caches.clear()
     body = _kept_body({"expression": "object.metadata.name != 'o'",
                        "messageExpression": "string(object.metadata.name)"})

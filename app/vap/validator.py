@@ -393,14 +393,23 @@ def clear_kept() -> None:
     _KEPT.clear()
 
 
+def _noted(policy: CompiledPolicy, inv: Invocation) -> tuple[tuple[int, int, int], _Kept | None]:
+    """The key of this policy's entry for the thread, and the entry when it notes the same documents
+    (kept values, or a note of their first evaluation)."""
+    key = (id(policy), id(inv.params), get_ident())
+    entry = _KEPT.get(key)
+    if (entry is None or entry.policy is not policy or entry.object is not inv.object
+            or entry.old_object is not inv.old_object or entry.params is not inv.params):
+        return key, None
+    return key, entry
+
+
 def _kept(policy: CompiledPolicy, pruners: tuple[Callable[[Any], Any] | None, ...],
           inv: Invocation) -> _Kept | None:
     """The kept values of this policy's last evaluation with the same documents, when its request and
     Namespace, as the policy reads them, are the same too."""
-    key = (id(policy), id(inv.params), get_ident())
-    kept = _KEPT.get(key)
-    if (kept is None or kept.activation is None or kept.policy is not policy or kept.object is not inv.object
-            or kept.old_object is not inv.old_object or kept.params is not inv.params):
+    kept = _noted(policy, inv)[1]
+    if kept is None or kept.activation is None:
         return None
     request, namespace = pruners[2], pruners[4]
     if request is not None and not _identical(request(inv.request), kept.inputs["request"]):
@@ -442,10 +451,8 @@ def _keep(policy: CompiledPolicy, pruners: tuple[Callable[[Any], Any] | None, ..
     """The validations' values (of a policy reading no authorizer) in an activation kept for the next
     evaluation; None when they are too large to keep, or when these documents were not evaluated with the
     policy just before (they are then noted, and kept on their next evaluation)."""
-    key = (id(policy), id(inv.params), get_ident())
-    seen = _KEPT.get(key)
-    if (seen is None or seen.policy is not policy or seen.object is not inv.object
-            or seen.old_object is not inv.old_object or seen.params is not inv.params):
+    key, seen = _noted(policy, inv)
+    if seen is None:
         _note(key, _Kept(key, policy, inv, None, None))
         return None
     prune_namespace = pruners[4]
