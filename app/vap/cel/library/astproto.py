@@ -227,8 +227,13 @@ _CHECKED: dict[int, tuple[Any, Any]] = {}
 _CHECKED_SIZE = 1024
 
 
+# the names of the functions each program calls (a program id -> (program, names)), emptied with _CHECKED
+_CALLED: dict[int, tuple[Any, frozenset[str] | None]] = {}
+
+
 def clear_cache() -> None:
     _CHECKED.clear()
+    _CALLED.clear()
 
 
 def checked_expr(program: Any) -> Any:
@@ -330,11 +335,26 @@ def walk(e: Any):
         stack.extend(reversed(children(node)))
 
 
-def calls_any(program: Any, names: Any) -> bool:
-    """Whether a checked program calls a function named in ``names`` (True when it cannot be read)."""
+def called_functions(program: Any) -> frozenset[str] | None:
+    """The names of the functions (operators included) a checked program calls, as the checker resolved
+    them (``format.named``, not ``named``); read once per program. None when it cannot be read."""
+    found = _CALLED.get(id(program))
+    if found is not None and found[0] is program:
+        return found[1]
     try:
         checked = checked_expr(program)
-    except Exception:  # too deep to read: assume it may
-        return True
-    return any(node.WhichOneof("expr_kind") == "call_expr" and node.call_expr.function in names
-               for node in walk(checked.expr))
+    except Exception:  # too deep to read
+        names = None
+    else:
+        names = frozenset(node.call_expr.function for node in walk(checked.expr)
+                          if node.WhichOneof("expr_kind") == "call_expr")
+    if len(_CALLED) >= _CHECKED_SIZE:
+        _CALLED.clear()
+    _CALLED[id(program)] = (program, names)
+    return names
+
+
+def calls_any(program: Any, names: Any) -> bool:
+    """Whether a checked program calls a function named in ``names`` (True when it cannot be read)."""
+    called = called_functions(program)
+    return called is None or not called.isdisjoint(names)

@@ -158,11 +158,28 @@ class _Rewriter:
         self.retarget(e, _EQUALITY[fn])
 
 
+# the functions whose calls the rewriting may change: those with an overload it retargets, and the
+# comparisons (only when a type holds a quantity)
+_REWRITTEN_FUNCTIONS = frozenset({"sum", "min", "max", "format.named", "validate", "string", "int", "uint", "double"})
+
+
+def _may_rewrite(program: Any, serialized: bytes) -> bool:
+    """False when the rewriting surely leaves ``program`` as it is (read from the functions it calls,
+    without a walk of its own over a copy of the AST)."""
+    called = astproto.called_functions(program)
+    if called is None or not called.isdisjoint(_REWRITTEN_FUNCTIONS):
+        return True
+    return not called.isdisjoint(_EQUALITY) and QUANTITY.encode() in serialized
+
+
 def rewrite(program: Any, deserialize: Callable[[bytes], Any]) -> Any:
     """Return ``program``, or a program built with ``deserialize`` from its rewritten checked AST."""
+    serialized = bytes(program.serialize())
+    if not _may_rewrite(program, serialized):
+        return program
     envelope = any_pb2.Any()
     try:
-        envelope.ParseFromString(bytes(program.serialize()))
+        envelope.ParseFromString(serialized)
         checked = astproto.parse_checked(envelope.value)
     except Exception:  # an AST nested deeper than protobuf's parser allows (100 levels): run it as it is
         return program
@@ -181,14 +198,7 @@ _OPTIONAL_MAKERS = {"optional.of", "optional.ofNonZeroValue", "optional.none", "
 def may_hold_optionals(program: Any) -> bool:
     """Whether a result of ``program`` may contain optional values (the engine's conversion of a list
     or map holding one to Python fails, or crashes, so such results are converted element by element)."""
-    try:
-        checked = astproto.checked_expr(program)
-    except Exception:  # too deep to read: assume it may
-        return True
-    return any(
-        e.WhichOneof("expr_kind") == "call_expr" and e.call_expr.function in _OPTIONAL_MAKERS
-        for e in astproto.walk(checked.expr)
-    )
+    return astproto.calls_any(program, _OPTIONAL_MAKERS)
 
 
 # Python-implemented functions that take lists or dyn values: the engine converts their arguments to
