@@ -7,6 +7,7 @@ package name), and the serialized bytes are parsed with it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -227,13 +228,22 @@ _CHECKED: dict[int, tuple[Any, Any]] = {}
 _CHECKED_SIZE = 1024
 
 
-# the names of the functions each program calls (a program id -> (program, names)), emptied with _CHECKED
-_CALLED: dict[int, tuple[Any, frozenset[str] | None]] = {}
+@dataclass(frozen=True)
+class Shape:
+    """What a checked program's AST holds, as several analyses ask it."""
+
+    functions: frozenset[str]  # the functions it calls (operators included), as the checker resolved them
+    literals: bool  # a list literal of two or more elements, or a map or message literal
+    hidden_selects: bool  # a selection of a field whose name starts with "__"
+
+
+# what the analyses ask of each program's AST (a program id -> (program, its Shape)), emptied with _CHECKED
+_SHAPES: dict[int, tuple[Any, Shape | None]] = {}
 
 
 def clear_cache() -> None:
     _CHECKED.clear()
-    _CALLED.clear()
+    _SHAPES.clear()
 
 
 def checked_expr(program: Any) -> Any:
@@ -335,23 +345,39 @@ def walk(e: Any):
         stack.extend(reversed(children(node)))
 
 
-def called_functions(program: Any) -> frozenset[str] | None:
-    """The names of the functions (operators included) a checked program calls, as the checker resolved
-    them (``format.named``, not ``named``); read once per program. None when it cannot be read."""
-    found = _CALLED.get(id(program))
+def shape(program: Any) -> Shape | None:
+    """What several analyses ask of a checked program, read in one walk, once per program. None when it
+    cannot be read."""
+    found = _SHAPES.get(id(program))
     if found is not None and found[0] is program:
         return found[1]
     try:
         checked = checked_expr(program)
     except Exception:  # too deep to read
-        names = None
+        read = None
     else:
-        names = frozenset(node.call_expr.function for node in walk(checked.expr)
-                          if node.WhichOneof("expr_kind") == "call_expr")
-    if len(_CALLED) >= _CHECKED_SIZE:
-        _CALLED.clear()
-    _CALLED[id(program)] = (program, names)
-    return names
+        functions: set[str] = set()
+        literals = hidden = False
+        for node in walk(checked.expr):
+            kind = node.WhichOneof("expr_kind")
+            if kind == "call_expr":
+                functions.add(node.call_expr.function)
+            elif kind == "select_expr":
+                hidden = hidden or node.select_expr.field.startswith("__")
+            elif kind == "struct_expr" or (kind == "list_expr" and len(node.list_expr.elements) > 1):
+                literals = True
+        read = Shape(frozenset(functions), literals, hidden)
+    if len(_SHAPES) >= _CHECKED_SIZE:
+        _SHAPES.clear()
+    _SHAPES[id(program)] = (program, read)
+    return read
+
+
+def called_functions(program: Any) -> frozenset[str] | None:
+    """The names of the functions (operators included) a checked program calls, as the checker resolved
+    them (``format.named``, not ``named``). None when it cannot be read."""
+    read = shape(program)
+    return read.functions if read is not None else None
 
 
 def calls_any(program: Any, names: Any) -> bool:

@@ -140,6 +140,10 @@ def _assignable(to: Any, source: Any) -> bool:
     return astproto.type_to_string(to) == astproto.type_to_string(source)
 
 
+# the calls the checks below look into
+_CHECKED_CALLS = frozenset({"matches", "duration", "timestamp", "indexOf", "lastIndexOf", "find", "findAll"})
+
+
 def version_key(v: tuple[int, int]) -> tuple[bool, ...]:
     """What of the version the checks below look at (versions with equal keys are checked alike)."""
     return (v >= (1, 29),)
@@ -157,6 +161,9 @@ def check_expression(
         checked = astproto.checked_expr(program)
     except Exception:  # never block an expression because the AST could not be read
         return []
+    read = astproto.shape(program)
+    if read is not None and not read.literals and not read.hidden_selects and read.functions.isdisjoint(_CHECKED_CALLS):
+        return []  # nothing below can find an issue in it
     v = version_tuple(version)
     issue_cls = _issue_class()
     pos = _Positions(checked, expression, locate)
