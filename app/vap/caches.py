@@ -26,7 +26,8 @@ def clear() -> None:
     cel._check.cache_clear()
     cel._checking_environment.cache_clear()
     cel._runtime_environment.cache_clear()
-    for function in (cel._code_spans, cel._mention, cel._error_text, cel._root_fields):  # read of expression texts
+    for function in (cel._code_spans, cel._mention, cel.mentions, cel._environment_declarations, cel._checking_version,
+                     cel._rewrite_variables, cel._error_text, cel._root_fields):  # read of expression texts
         function.cache_clear()
     astproto.clear_cache()
     validator._compile_policy.cache_clear()

@@ -516,9 +516,11 @@ class _Rewrite:
         return offset + shift
 
 
-def _rewrite_variables(text: str, known: Sequence[tuple[str, ...]]) -> _Rewrite:
+@lru_cache(maxsize=COMPILE_CACHE_SIZE)  # a text is rewritten for its environment's declarations, then checked
+def _rewrite_variables(text: str, known: tuple[tuple[str, ...], ...]) -> _Rewrite:
     """Rewrite each ``variables.<name>`` of a known variable into the call that evaluates it lazily
-    (decoded when its value holds optionals); note unknown names."""
+    (decoded when its value holds optionals); note unknown names. The result is shared: its readers
+    never change it."""
     signatures = {entry[0]: entry[1] for entry in known}
     out: list[str] = []
     spans: list[tuple[int, int, int, int, int]] = []
@@ -633,6 +635,7 @@ def _engine_issues(text: str, rewrite: _Rewrite, expression: str, decls: Declara
     return issues
 
 
+@lru_cache(maxsize=COMPILE_CACHE_SIZE)  # asked for each check and compile of an expression
 def _environment_declarations(decls: Declarations, text: str) -> Declarations:
     """The declarations of the environment ``text`` is compiled in: a root the expression never names
     (``params``, ``authorizer``, ``variables``, not even inside a string) cannot change what it compiles
@@ -714,6 +717,7 @@ def library_level(texts: Iterable[str]) -> bool | str:
     return True if any(library.may_call_beyond_basic(t) for t in texts) else BASIC
 
 
+@lru_cache(maxsize=COMPILE_CACHE_SIZE)  # asked of one text several times as it is checked, compiled and run
 def mentions(text: str, *names: str) -> bool:
     """Whether the expression text names any of ``names`` as an identifier (inside a string too)."""
     return any(_mention(name).search(text) is not None for name in names)
@@ -724,6 +728,7 @@ def _mention(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![_a-zA-Z0-9]){re.escape(name)}(?![_a-zA-Z0-9])")
 
 
+@lru_cache(maxsize=COMPILE_CACHE_SIZE)
 def _checking_version(version: str, text: str) -> str:
     """A newer version whose environment checks ``text`` exactly as ``version``'s does (it declares
     nothing differently but functions the text never names), so that API validation, which checks

@@ -144,7 +144,12 @@ BASIC = "basic"  # what library_use says of a program calling no other of the li
 
 def basic_function_decls(version: str) -> list[Any]:
     """The library's declarations of :data:`BASIC_FUNCTIONS`, as :func:`function_decls` has them."""
-    return [d for d in _function_decls(version_tuple(version)) if signature(d)[0] in BASIC_FUNCTIONS]
+    return list(_basic_function_decls(version_tuple(version)))
+
+
+@lru_cache(maxsize=32)
+def _basic_function_decls(v: tuple[int, int]) -> tuple[Any, ...]:
+    return tuple(d for d in _function_decls(v) if signature(d)[0] in BASIC_FUNCTIONS)
 
 
 def environment_yaml(version: str) -> str:
