@@ -207,6 +207,27 @@ def test_field_of_pod_is_reported_for_deployment_only():
         ("apps/v1, Kind=Deployment", "undefined field 'containers'")]
 
 
+def test_checks_stay_right_when_the_shared_pool_of_types_starts_again(monkeypatch):
+    # the kinds' types share one descriptor pool, started again when it holds a few files: checks of
+    # different fields and kinds, made across such restarts, each report against their own types
+    from app.vap import caches
+    from app.vap.schemas import decltypes
+
+    monkeypatch.setattr(decltypes, "_SHARED_POOL_FILES", 2)
+    cases = [
+        (DEPLOYMENTS, "object.spec.replica > 1", ["undefined field 'replica'"]),
+        (PODS, "object.spec.template.spec.containers.size() > 0", ["undefined field 'template'"]),
+        (DEPLOYMENTS, "object.spec.paused == 1", ["found no matching overload for '_==_' applied to '(bool, int)'"]),
+        (PODS, "object.spec.containers.all(c, c.imagee != '')", ["undefined field 'imagee'"]),
+        (DEPLOYMENTS, "object.spec.replicas > 1", []),
+    ]
+    for _ in range(2):
+        caches.clear()  # the kinds' types are looked up again, and checked in new environments
+        for rules, expression, expected in cases:
+            assert _messages(expression, rules) == expected, expression
+    caches.clear()
+
+
 def test_warning_joins_one_paragraph_per_kind():
     rules = dict(DEPLOYMENTS, resources=["deployments", "replicasets"])
     result = _check(_spec(rules, validations=["object.replicas > 1"]))

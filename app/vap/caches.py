@@ -8,7 +8,8 @@ and CEL environments (:mod:`cel`), compiled policies and the values last convert
 compiled regular expressions, parsed URLs and error texts of the CEL library, Kyverno's resource
 filters. :func:`clear` empties them, so the next evaluation is a first one (the benchmark's cold
 start); what does not depend on any input (the Kubernetes library's declarations, the built-in
-schemas, the declared types of ``request`` and ``namespaceObject``) stays loaded.
+schemas, the declared types of ``request`` and ``namespaceObject``, a descriptor pool of the base types
+that the kinds' types are added to) stays loaded.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ def clear() -> None:
         function.cache_clear()
     kyverno_config._filters_of.cache_clear()
     decltypes.typed_roots.cache_clear()
+    decltypes.clear_shared_pool()
     decltypes.clear_kind_types()
     decltypes.typed_roots(None, None)  # the apiserver's request and namespaceObject types: no input in them
 

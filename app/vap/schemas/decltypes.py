@@ -497,6 +497,11 @@ NAMESPACE_TYPE = "kubernetes.Namespace"
 
 
 @lru_cache(maxsize=1)
+def _base_file_names() -> frozenset[str]:
+    return frozenset(f.name for f in _base_files())
+
+
+@lru_cache(maxsize=1)
 def _base_files() -> tuple[Any, ...]:
     files = []
     for module in _WELL_KNOWN:
@@ -556,25 +561,58 @@ def _engine_type(signature: str) -> Any:
     return simple.get(signature) or cel.Type(signature)
 
 
-@lru_cache(maxsize=64)
-def typed_roots(obj: KindTypes | None, params: KindTypes | None) -> TypedRoots:
-    """Build (once) the pool and declarations for an object type and a params type (None: dyn)."""
+# The kinds' types share one descriptor pool with the base files, so that a type check builds no pool of its
+# own: a kind's file is named after its content (see _named_by_content), so one of the same name is the
+# same file, added once. A pool holding this many kinds' files is left to the checks made over it, and a
+# new one started, which bounds it.
+_SHARED_POOL_FILES = 128
+_shared_pool: Any = None
+_shared_files: set[str] = set()
+_pool_lock = threading.Lock()
+
+
+def _new_shared_pool() -> None:
+    global _shared_pool, _shared_files
     pool = descriptor_pool.DescriptorPool()
     for fdp in _base_files():
         pool.Add(fdp)
+    _shared_pool, _shared_files = pool, set()
+
+
+def clear_shared_pool() -> None:
+    """Start the shared pool again with the base files only (the kinds' files depend on what was evaluated)."""
+    with _pool_lock:
+        _new_shared_pool()
+
+
+def _pool_with(files: list[Any]) -> Any:
+    """The shared pool, holding ``files`` (kinds' files) too."""
+    with _pool_lock:
+        if _shared_pool is None or len(_shared_files) + len(files) > _SHARED_POOL_FILES:
+            _new_shared_pool()
+        for fdp in files:
+            if fdp.name not in _shared_files:
+                _shared_pool.Add(fdp)
+                _shared_files.add(fdp.name)
+        return _shared_pool
+
+
+@lru_cache(maxsize=64)
+def typed_roots(obj: KindTypes | None, params: KindTypes | None) -> TypedRoots:
+    """Build (once) the declarations for an object type and a params type (None: dyn), with a pool holding
+    their types."""
     display: dict[str, str] = {}
     key_parts = []
+    files = []
     for types in (obj, params):
         if types is None:
             key_parts.append("dyn")
             continue
-        if types.file.name not in {f.name for f in _base_files()}:
-            try:
-                pool.FindFileByName(types.file.name)
-            except KeyError:
-                pool.Add(types.file)
+        if types.file.name not in _base_file_names() and all(f.name != types.file.name for f in files):
+            files.append(types.file)
         display.update(types.display)
         key_parts.append(types.file.package)
+    pool = _pool_with(files)
     signatures = [
         ("object", obj.signature if obj else "DYN"),
         ("oldObject", obj.signature if obj else "DYN"),
