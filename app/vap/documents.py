@@ -196,7 +196,7 @@ if _CParser is not None:
     class _ComposedLoader(_CParser, yaml.constructor.SafeConstructor,  # type: ignore[valid-type,misc]
                           yaml.resolver.Resolver):
         """libyaml's parser with PyYAML's C composer too, for small panes: the nodes come composed,
-        and are counted against the bounds afterwards (:func:`_count_composed`). Any problem, a bound
+        and are counted against the bounds as they are built (:func:`_build` with ``seen``). Any problem, a bound
         included, reads the pane again with :class:`_FastLoader`, which places it exactly."""
 
         yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
@@ -213,11 +213,15 @@ if _CParser is not None:
 _COMPOSED_IN_C = 16 * 1024
 
 
-def _count_composed(node: yaml.Node, usage: bounds.Usage) -> None:
-    """Count a composed document's nodes against the bounds as the Python composer counts them as it
-    goes: each node once, and each further reference to a node (an alias) as an alias."""
-    seen: set[int] = set()
-    stack = [node]
+_STR_TAG = "tag:yaml.org,2002:str"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def _count_composed(nodes: list[yaml.Node], usage: Any, seen: set[int]) -> None:
+    """Count composed nodes and what they hold against the bounds as the Python composer counts them as it
+    goes: each node once (``seen``: those counted before), and each further reference to one (an alias) as
+    an alias."""
+    stack = list(nodes)
     while stack:
         current = stack.pop()
         mark = current.start_mark
@@ -234,9 +238,6 @@ def _count_composed(node: yaml.Node, usage: bounds.Usage) -> None:
             stack.extend(current.value)
 
 
-_STR_TAG = "tag:yaml.org,2002:str"
-
-
 def _build(
     node: yaml.Node,
     constructor: _Loader,
@@ -244,32 +245,49 @@ def _build(
     positions: dict[Path, tuple[int, int]],
     values: dict[Path, tuple[int, int, str]] | None = None,
     usage: bounds.Usage | None = None,
+    seen: set[int] | None = None,
 ) -> Any:
+    """The value of a node. ``seen`` (nodes composed in C, not yet counted against the bounds): the ids of
+    the nodes counted so far; each node is counted once as the Python composer counts it as it goes, and
+    each further reference to one (an alias) as an alias, whose value is then built without counting its
+    nodes again."""
     if usage is not None:  # aliases are expanded here: count every value built, and its depth
-        line, column = node.start_mark.line + 1, node.start_mark.column + 1
+        mark = node.start_mark
+        line, column = mark.line + 1, mark.column + 1
+        if seen is not None:
+            if id(node) in seen:
+                usage.alias(line, column)
+                seen = None  # (its nodes were counted where it was first used)
+            else:
+                seen.add(id(node))
+                usage.compose(line, column)
         usage.node(line, column)
         usage.depth(len(path) + 1, line, column)
         if isinstance(node, yaml.ScalarNode):
             usage.string(node.value, line, column)
     if isinstance(node, yaml.MappingNode):
+        if seen is not None and any(key_node.tag == _MERGE_TAG for key_node, _ in node.value):
+            # a merge key (<<): its nodes are counted as composed, before the merge below replaces them
+            _count_composed([n for pair in node.value for n in pair], usage, seen)
+            seen = None
         constructor.flatten_mapping(node)
         out: dict[Any, Any] = {}
         for key_node, value_node in node.value:
-            key = _build(key_node, constructor, path, {}, None, usage)
+            key = _build(key_node, constructor, path, {}, None, usage, seen)
             if isinstance(key, (dict, list)):
                 raise yaml.constructor.ConstructorError(
                     None, None, "a mapping key must be a string", key_node.start_mark
                 )
             child = (*path, str(key))
             positions[child] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-            out[bounds.clean_text(str(key))] = _build(value_node, constructor, child, positions, values, usage)
+            out[bounds.clean_text(str(key))] = _build(value_node, constructor, child, positions, values, usage, seen)
         return out
     if isinstance(node, yaml.SequenceNode):
         items = []
         for i, item in enumerate(node.value):
             child = (*path, i)
             positions[child] = (item.start_mark.line + 1, item.start_mark.column + 1)
-            items.append(_build(item, constructor, child, positions, values, usage))
+            items.append(_build(item, constructor, child, positions, values, usage, seen))
         return items
     if values is not None and isinstance(node, yaml.ScalarNode):
         values[path] = (node.start_mark.line + 1, node.start_mark.column + 1, node.style or "")
@@ -365,13 +383,11 @@ def _read(pane: str, loader: Any, usage: bounds.Usage, *, report: bool, composed
             # (a loader composing in C must not be asked for events; over the bound, the pane is read again)
             usage.documents(index + 1, *((None, None) if composed else _position(loader)))
             node = loader.get_node()
-            if node is not None and composed:
-                _count_composed(node, usage)
             if node is not None:
                 positions: dict[Path, tuple[int, int]] = {
                     (): (node.start_mark.line + 1, node.start_mark.column + 1)}
                 values: dict[Path, tuple[int, int, str]] = {}
-                value = _build(node, loader, (), positions, values, usage)
+                value = _build(node, loader, (), positions, values, usage, set() if composed else None)
                 if value is not None:
                     documents.append(Document(pane, index, value, positions, values))
             index += 1
