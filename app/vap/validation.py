@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import copy
 import math
 import re
 from collections.abc import Callable, Iterator
@@ -478,9 +477,19 @@ def _objs(d: dict, key: str) -> list[dict]:
 # Defaulting (semantics.md section 6)
 
 
+def _tree_copy(value: Any) -> Any:
+    """A copy of a document's value: its mappings and lists copied, at every level; the rest (strings,
+    numbers, timestamps ...) shared, as nothing changes them. (A document holds nothing else.)"""
+    if isinstance(value, dict):
+        return {k: _tree_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_tree_copy(v) for v in value]
+    return value
+
+
 def default_policy(obj: dict) -> dict:
     """A defaulted deep copy of a policy: failurePolicy Fail, matchConstraints defaults, rule scopes "*"."""
-    out = copy.deepcopy(obj)
+    out = _tree_copy(obj)
     if not isinstance(out, dict):
         return out
     if out.get("spec") is None:
@@ -495,7 +504,7 @@ def default_policy(obj: dict) -> dict:
 
 def default_binding(obj: dict) -> dict:
     """A defaulted deep copy of a binding: matchResources defaults (only when present); v1alpha1 paramRef."""
-    out = copy.deepcopy(obj)
+    out = _tree_copy(obj)
     spec = out.get("spec") if isinstance(out, dict) else None
     if not isinstance(spec, dict):
         return out
