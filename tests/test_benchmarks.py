@@ -81,3 +81,21 @@ def test_the_fresh_cel_stage_converts_the_values_again(activations_made):
     activations_made.clear()
     assert core.cel_stage_once(scenario.payload) > 0 and activations_made == []
     assert core.cel_stage_once(scenario.payload, fresh=True) > 0 and len(activations_made) >= 1
+
+
+def test_both_sides_start_their_cold_evaluation_after_a_full_collection(monkeypatch):
+    # a collection leaves the processor's caches cold; the side measured second must not find them warm
+    from benchmarks import __main__ as bench
+    from benchmarks import bare, core, scenarios
+
+    events: list[str] = []
+    monkeypatch.setattr(bench.gc, "collect", lambda *a: events.append("collect") or 0)
+    playground_cold, bare_cold = core.cold_once, bare.Bare.cold_once
+    monkeypatch.setattr(core, "cold_once", lambda payload: events.append("playground") or playground_cold(payload))
+    monkeypatch.setattr(bare.Bare, "cold_once", lambda self: events.append("bare") or bare_cold(self))
+    scenario = next(s for s in scenarios.gallery() if s.name == "replica-limit")
+    bench.measure(scenario, repeat=1, cold_repeat=3)
+    assert events.count("playground") == 3 and events.count("bare") == 3
+    for i, event in enumerate(events):
+        if event in ("playground", "bare"):
+            assert i > 0 and events[i - 1] == "collect", events
