@@ -217,7 +217,7 @@ _STR_TAG = "tag:yaml.org,2002:str"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
-def _count_composed(nodes: list[yaml.Node], usage: Any, seen: set[int]) -> None:
+def _count_composed(nodes: list[yaml.Node], usage: bounds.Usage, seen: set[int]) -> None:
     """Count composed nodes and what they hold against the bounds as the Python composer counts them as it
     goes: each node once (``seen``: those counted before), and each further reference to one (an alias) as
     an alias."""

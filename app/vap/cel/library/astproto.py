@@ -234,7 +234,7 @@ class Shape:
 
     functions: frozenset[str]  # the functions it calls (operators included), as the checker resolved them
     literals: bool  # a list literal of two or more elements, or a map or message literal
-    hidden_selects: bool  # a selection of a field whose name starts with "__"
+    hidden_selects: bool  # a selection of a field whose name starts with "__" (the library hides fields so)
 
 
 # what the analyses ask of each program's AST (a program id -> (program, its Shape)), emptied with _CHECKED
