@@ -608,7 +608,7 @@ def typed_roots(obj: KindTypes | None, params: KindTypes | None) -> TypedRoots:
         if types is None:
             key_parts.append("dyn")
             continue
-        if types.file.name not in _base_file_names() and all(f.name != types.file.name for f in files):
+        if types.file.name not in _base_file_names():  # (the pool adds a file of one name once)
             files.append(types.file)
         display.update(types.display)
         key_parts.append(types.file.package)

@@ -13,6 +13,8 @@ from typing import Any
 
 from google.protobuf import any_pb2, descriptor_pb2, descriptor_pool, message_factory
 
+from .types import HIDDEN_PREFIX
+
 F = descriptor_pb2.FieldDescriptorProto
 _PKG = "admission_playground.celexpr"
 
@@ -234,7 +236,7 @@ class Shape:
 
     functions: frozenset[str]  # the functions it calls (operators included), as the checker resolved them
     literals: bool  # a list literal of two or more elements, or a map or message literal
-    hidden_selects: bool  # a selection of a field whose name starts with "__" (the library hides fields so)
+    hidden_selects: bool  # a selection of a field named as the library hides its types' fields (HIDDEN_PREFIX)
 
 
 # what the analyses ask of each program's AST (a program id -> (program, its Shape)), emptied with _CHECKED
@@ -363,7 +365,7 @@ def shape(program: Any) -> Shape | None:
             if kind == "call_expr":
                 functions.add(node.call_expr.function)
             elif kind == "select_expr":
-                hidden = hidden or node.select_expr.field.startswith("__")
+                hidden = hidden or node.select_expr.field.startswith(HIDDEN_PREFIX)
             elif kind == "struct_expr" or (kind == "list_expr" and len(node.list_expr.elements) > 1):
                 literals = True
         read = Shape(frozenset(functions), literals, hidden)
