@@ -30,6 +30,7 @@ import yaml
 
 from . import suite
 from .documents import load_pane
+from .request import derived_operation
 
 API_VERSION = "cli.kyverno.io/v1alpha1"
 TEST_FILE = "kyverno-test.yaml"
@@ -377,8 +378,7 @@ def export_test(scenario: Mapping[str, Any], name: str = "playground-suite") -> 
             continue
         obj = case.panes.get("object")
         old = case.panes.get("oldObject")
-        operation = case.request.get("operation") or ("UPDATE" if obj is not None and old is not None
-                                                      else "DELETE" if obj is None else "CREATE")
+        operation = case.request.get("operation") or derived_operation(obj is not None, old is not None)
         try:
             resource = _single(obj if operation != "DELETE" else (old if old is not None else obj))
             if operation == "UPDATE" and _single(old) != resource:

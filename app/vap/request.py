@@ -15,6 +15,15 @@ from .documents import Document, Problem
 from .resources import GroupVersionKind, GroupVersionResource, ResourceTable, guess_resource
 
 OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
+
+
+def derived_operation(has_object: bool, has_old_object: bool) -> str:
+    """The operation of a request whose Request pane names none, from the objects given: an object and an old
+    object make an UPDATE, an old object alone a DELETE, anything else a CREATE."""
+    if has_old_object:
+        return "UPDATE" if has_object else "DELETE"
+    return "CREATE"
+
 _OPTIONS_KIND = {"CREATE": "CreateOptions", "UPDATE": "UpdateOptions", "DELETE": "DeleteOptions"}
 # The user kubectl talks as on a kubeadm or kind cluster, when the Request pane names none.
 DEFAULT_USER_INFO: dict[str, Any] = {
@@ -105,7 +114,7 @@ def build_attributes(
 
     operation = req.get("operation")
     if operation is None:
-        operation = "UPDATE" if obj is not None and old is not None else "DELETE" if old is not None else "CREATE"
+        operation = derived_operation(obj is not None, old is not None)
     elif operation not in OPERATIONS:
         problems.append(
             _req_problem(request_doc, "operation", f'Unsupported value: "{operation}": supported values: '

@@ -46,13 +46,13 @@ import yaml
 
 from .documents import Document, load_pane
 from .evaluate import evaluate
+from .request import OPERATIONS
 
 CASE_FIELDS = ("name", "object", "oldObject", "operation", "userInfo", "request", "namespace", "params", "expect")
 EXPECT_FIELDS = ("allowed", "message", "code", "reason", "warning", "auditAnnotations", "policies")
 EXPECT_WORDS = {"allowed": {"allowed": True}, "denied": {"allowed": False},
                 "warning": {"allowed": True, "warning": True}}
 CASE_PANES = ("object", "oldObject", "namespace", "params")
-OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
 POLICY_RESULTS = ("pass", "fail", "skip", "error")
 PASS, FAIL, ERROR = "pass", "fail", "error"
 # Most cases one suite may hold: each case is one evaluation.
