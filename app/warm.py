@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 from . import examples, vap
-from .vap import validator
+from .vap.fast import kept
 
 
 def example_bodies() -> list[dict[str, Any]]:
@@ -31,7 +31,7 @@ def example_bodies() -> list[dict[str, Any]]:
 
 
 # Evaluations of each example: code generated for a policy's later evaluations (pruning its inputs from the
-# third, looking its costs up from the fifth: app.vap.reach, app.vap.cost_cache) is then made before workers fork.
+# third, looking its costs up from the fifth: app.vap.reach, app.vap.fast.cost) is then made before workers fork.
 WARM_ROUNDS = 5
 
 
@@ -41,11 +41,11 @@ def warm() -> int:
     for body in example_bodies():
         try:
             for _ in range(WARM_ROUNDS):
-                validator.clear_kept()  # each round converts its values, as a worker's first evaluation does
+                kept.clear()  # each round converts its values, as a worker's first evaluation does
                 vap.evaluate(body)
             done += 1
         except Exception as exc:  # noqa: BLE001 - warming is best effort
             print(f"warming the evaluation caches: {exc!r}", file=sys.stderr)
-    validator.clear_kept()
+    kept.clear()
     return done
 

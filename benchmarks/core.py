@@ -1,7 +1,7 @@
 """The playground's server-side evaluation, in process: ``app.vap.evaluate(payload)``, cold and warm.
 
 * **warm**: the same body evaluated again by a process that has seen it (every cache filled).
-* **cold**: the first evaluation after :func:`app.vap.caches.clear` (parsed panes, validated
+* **cold**: the first evaluation after :func:`app.vap.fast.clear` (parsed panes, validated
   policies, compiled expressions and policies, CEL environments, cost estimates all forgotten; what
   does not depend on the scenario, such as the Kubernetes library's declarations, stays loaded, as it
   does for the bare engine).
@@ -27,8 +27,9 @@ from typing import Any
 
 import yaml
 
-from app.vap import caches, cel, limits, validator
+from app.vap import cel, fast, limits, validator
 from app.vap.cel import library
+from app.vap.fast import kept
 
 # the module, not the function of the same name that app.vap exports
 evaluate_module = importlib.import_module("app.vap.evaluate")
@@ -43,7 +44,7 @@ def warm_once(payload: Mapping[str, Any]) -> float:
 
 def cold_once(payload: Mapping[str, Any]) -> float:
     """Seconds for the first evaluation of a body after every scenario cache is cleared."""
-    caches.clear()
+    fast.clear()
     return warm_once(payload)
 
 
@@ -52,7 +53,7 @@ def cel_stage_once(payload: Mapping[str, Any], *, fresh: bool = False) -> float:
     the evaluation before (each policy's values converted into engine values again, as after an edit of
     the object, the params or the policy)."""
     if fresh:
-        validator.clear_kept()
+        kept.clear()
     spent = [0.0]
     original = validator.validate
 
@@ -151,7 +152,7 @@ def capture(payload: Mapping[str, Any]) -> Capture:
             result.authorizers.append(inv.authorizer)
         return original_validate(policy, inv, failure_policy)
 
-    validator.clear_kept()  # every evaluation converts its values afresh, and none converted here is kept
+    kept.clear()  # every evaluation converts its values afresh, and none converted here is kept
     cel.attempt = recording_attempt  # (cel.run, which variables are evaluated with, calls it too)
     validator.validate = recording_validate
     # the inputs as given, every root whole, not cut down to what the policy reads (the playground's own
@@ -163,5 +164,5 @@ def capture(payload: Mapping[str, Any]) -> Capture:
         cel.attempt = original_attempt
         validator.validate = original_validate
         validator.CompiledPolicy.pruners = original_pruners  # type: ignore[method-assign]
-        validator.clear_kept()
+        kept.clear()
     return result

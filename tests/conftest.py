@@ -105,7 +105,8 @@ def store_config(request, tmp_path) -> dict[str, str]:
 def activations_made(monkeypatch) -> list:
     """The values the CEL engine is asked to convert into an activation, as evaluations go; kept values
     are not made afresh for the time spent evaluating on them (the bound that frees their memory)."""
-    from app.vap import cel, validator
+    from app.vap import cel
+    from app.vap.fast import kept
 
     made: list = []
     env = cel._activation_env()
@@ -116,5 +117,5 @@ def activations_made(monkeypatch) -> list:
             return env.Activation(data)
 
     monkeypatch.setattr(cel, "_activation_env", lambda: Counting())
-    monkeypatch.setattr(validator, "_KEPT_SECONDS", 1.0)
+    monkeypatch.setattr(kept, "_KEPT_SECONDS", 1.0)
     return made

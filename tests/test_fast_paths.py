@@ -8,6 +8,7 @@ every scenario of tests/scenarios, the gallery and the benchmark, and on express
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import importlib
 from pathlib import Path
@@ -17,8 +18,11 @@ import pytest
 import yaml
 
 from app import examples
-from app.vap import caches, cel, cost_cache, documents, limits, reach, validator
+from app.vap import cel, documents, fast, limits, reach, validator
 from app.vap.cel import library
+from app.vap.fast import cost as cost_cache
+from app.vap.fast import kept as keeping
+from app.vap.fast import panes
 from app.web import payload_from
 from benchmarks import scenarios as bench_scenarios
 
@@ -41,54 +45,57 @@ CORPUS = _corpus()
 
 
 
-def _whole(value: Any) -> Any:
-    return value
-
-
 @pytest.fixture
-def plain_core(monkeypatch):
-    """Switch every fast path off: no pane cache, full inputs, one conversion per evaluation (none
-        kept for the next), the
-    cost estimator walking every time, every environment declaring the whole library, programs naming
-    request or namespaceObject run where every root is dyn."""
-
-    def switch() -> None:
-        monkeypatch.setattr(documents._PANES, "budget", 0)
-        monkeypatch.setattr(validator.CompiledPolicy, "pruners", property(lambda policy: (_whole,) * 5))
-        monkeypatch.setattr(validator.CompiledPolicy, "counts_library_cost", property(lambda policy: True))
-        data = validator._data
-        monkeypatch.setattr(validator, "_data", lambda *a: data(*a[:-1], 1))  # one reader: a plain dict
-        monkeypatch.setattr(cost_cache, "core_cost", lambda program, values: library.expression_cost(program,
-                                                                                                       values).core)
-        monkeypatch.setattr(cel, "library_level", lambda texts: True)  # the whole library declared everywhere
-        monkeypatch.setattr(cel, "_typed_root_program", lambda *args: None)
-        monkeypatch.setattr(validator, "_kept", lambda *args: None)  # nothing kept between evaluations
-        monkeypatch.setattr(validator, "_keep", lambda *args: None)
-        caches.clear()
-
-    return switch
+def plain_core():
+    """Turn the speed seam's switch off (see app.vap.fast) for the rest of the test: no pane cache, full
+    inputs, one conversion per evaluation (none kept for the next), the cost estimator walking every time,
+    every environment declaring the whole library, programs naming request or namespaceObject run where
+    every root is dyn."""
+    with contextlib.ExitStack() as stack:
+        yield lambda: stack.enter_context(fast.plain())
 
 
 def test_every_scenario_evaluates_the_same_with_and_without_the_fast_paths(plain_core):
-    caches.clear()
-    fast = {}
+    fast.clear()
+    answers = {}
     for name, body in CORPUS:
         first = evaluate_module.evaluate(copy.deepcopy(body))
         for _ in range(3):  # from the caches; then generated pruners and cost observers, and programs
             # naming request moved where every root is dyn
             again = evaluate_module.evaluate(copy.deepcopy(body))
             assert again == first, name
-        fast[name] = first
+        answers[name] = first
     plain_core()
     for name, body in CORPUS:
-        assert evaluate_module.evaluate(copy.deepcopy(body)) == fast[name], name
+        assert evaluate_module.evaluate(copy.deepcopy(body)) == answers[name], name
+
+
+def test_with_the_switch_off_nothing_is_kept_between_evaluations(plain_core):
+    from app.vap import dispatcher, request
+
+    plain_core()
+    body = _kept_body({"expression": "object.metadata.name == 'o'"})
+    for _ in range(5):
+        evaluate_module.evaluate(copy.deepcopy(body))
+    assert not panes.PANES._entries and not keeping._KEPT and not cost_cache._ENTRIES
+    assert len(request._COPIES) == 0 and len(dispatcher._VERSIONED) == 0
+    compiled = validator.compile_policy("p", {"validations": [{"expression": "object.spec.replicas < 3"}]},
+                                        library.DEFAULT_VERSION)
+    assert compiled.pruners == validator._WHOLE
+
+
+def test_every_cache_kept_between_evaluations_is_registered_with_the_seam():
+    names = set(fast.registered())
+    assert {"documents.panes", "request.copies", "dispatcher.versioned", "validator.kept", "cost.estimates",
+            "typecheck.results", "decltypes.input_types", "astproto.programs",
+            "app.vap.cel.compile_expression", "app.vap.validator._compile_policy"} <= names
 
 
 def test_evaluating_leaves_the_cached_documents_untouched():
-    caches.clear()
+    fast.clear()
     for _, body in CORPUS:
         evaluate_module.evaluate(body)
-    for key, (docs, _, _) in list(documents._PANES._entries.items()):
+    for key, (docs, _, _) in list(panes.PANES._entries.items()):
         pane, source = key
         fresh, _ = documents._load_text(pane, source, limits.Usage())
         assert [d.value for d in docs] == [d.value for d in fresh], key
@@ -121,7 +128,7 @@ def _at(value: Any, path: tuple) -> Any:
 
 
 def test_a_cached_pane_counts_against_the_scenario_bounds_as_reading_it_does():
-    caches.clear()
+    fast.clear()
     text = "a: [1, 2, 3]\nb: {c: d}\n"
     read = limits.Usage()
     documents.load_pane("object", text, read)
@@ -132,7 +139,7 @@ def test_a_cached_pane_counts_against_the_scenario_bounds_as_reading_it_does():
 
 
 def test_a_cached_pane_that_would_go_over_a_bound_is_read_again_for_the_problem_and_its_place():
-    caches.clear()
+    fast.clear()
     text = "\n".join(f"k{i}: v{i}" for i in range(40)) + "\n"
     documents.load_pane("object", text, limits.Usage())  # cached, within the bounds on its own
     with limits.use(limits.Limits(max_nodes=100)):
@@ -151,11 +158,11 @@ def test_a_cached_pane_that_would_go_over_a_bound_is_read_again_for_the_problem_
     "a: 1\n---\nb: [\n",
 ])
 def test_a_pane_with_an_error_is_never_cached_and_reports_it_each_time(text):
-    documents.clear_cache()
+    panes.PANES.clear()
     first = documents.load_pane("object", text)
     second = documents.load_pane("object", text)
     assert first[1] and first[1] == second[1]
-    assert not documents._PANES._entries
+    assert not panes.PANES._entries
 
 
 # --------------------------------------------------------------------------------------------
@@ -450,7 +457,7 @@ def test_a_policy_s_expressions_share_the_environment_of_its_library_level(monke
         return build(declarations, typed=typed)
 
     monkeypatch.setattr(cel, "_build_environment", noting)
-    caches.clear()
+    fast.clear()
     compiled = validator.compile_policy("p", {"validations": [{"expression": "object.spec.replicas < 3"},
                                                               {"expression": "string(duration('1s')) == '1s'"}]},
                                         library.DEFAULT_VERSION)
@@ -460,7 +467,7 @@ def test_a_policy_s_expressions_share_the_environment_of_its_library_level(monke
     assert built == [cel.BASIC, True]
     data = {"object": {"spec": {"replicas": 2}}}
     assert [cel.evaluate(c, data) for c in compiled.expressions] == [True, True]
-    caches.clear()
+    fast.clear()
 
 
 def test_pruning_leaves_out_what_no_expression_reads():
@@ -656,7 +663,7 @@ def _messages(body: dict[str, Any]) -> list[str]:
 
 def test_an_unchanged_scenario_converts_its_values_once(activations_made):
     made = activations_made
-    caches.clear()
+    fast.clear()
     body = _kept_body({"expression": "object.metadata.name != 'o'",
                        "messageExpression": "string(object.metadata.name)"})
     for _ in range(4):  # (values are kept from a policy's fourth evaluation on, see below)
@@ -667,7 +674,7 @@ def test_an_unchanged_scenario_converts_its_values_once(activations_made):
 
 
 def test_a_request_differing_only_in_a_number_s_type_is_converted_again():
-    caches.clear()
+    fast.clear()
     seconds = "request.options.gracePeriodSeconds"
     body = _kept_body({"expression": "false", "messageExpression":
                        f"type({seconds}) == int ? 'int' : type({seconds}) == double ? 'double' : 'bool'"})
@@ -677,7 +684,7 @@ def test_a_request_differing_only_in_a_number_s_type_is_converted_again():
 
 
 def test_a_namespace_differing_only_in_a_number_s_type_is_converted_again():
-    caches.clear()
+    fast.clear()
     generation = "namespaceObject.metadata.generation"
     body = _kept_body({"expression": "false", "messageExpression":
                        f"type({generation}) == int ? 'int' : type({generation}) == double ? 'double' : 'bool'"})
@@ -687,7 +694,7 @@ def test_a_namespace_differing_only_in_a_number_s_type_is_converted_again():
 
 
 def test_the_same_object_in_another_request_namespace_is_seen_there():
-    caches.clear()
+    fast.clear()
     body = _kept_body({"expression": "false", "messageExpression": "string(object.metadata.namespace)"},
                       object="apiVersion: v1\nkind: ConfigMap\nmetadata: {name: o}\n")
     assert [_messages({**body, "request": f"namespace: {ns}"}) for ns in ("one", "two", "one")] == [
@@ -697,7 +704,7 @@ def test_the_same_object_in_another_request_namespace_is_seen_there():
 def test_a_policy_evaluated_from_several_threads_at_once_answers_alike():
     from concurrent.futures import ThreadPoolExecutor
 
-    caches.clear()
+    fast.clear()
     body = payload_from(examples.get("delete-protection").form())
     expected = evaluate_module.evaluate(body)
     with ThreadPoolExecutor(4) as pool:
@@ -706,15 +713,15 @@ def test_a_policy_evaluated_from_several_threads_at_once_answers_alike():
 
 
 def _activations_kept() -> int:
-    return sum(kept.activation is not None for kept in validator._KEPT.values())
+    return sum(kept.activation is not None for kept in keeping._KEPT.values())
 
 
 def test_values_are_kept_from_the_second_evaluation_of_the_same_documents(monkeypatch):
     # a first evaluation (the cold one) pays nothing for keeping, nor does one of documents not seen just before
     # (an edited object, which would never reuse them); a policy's values are kept once its pruners are made
     # (its third evaluation), on the second evaluation of the same documents
-    monkeypatch.setattr(validator, "_KEPT_SECONDS", 1.0)  # (made afresh after that long evaluating on them)
-    caches.clear()
+    monkeypatch.setattr(keeping, "_KEPT_SECONDS", 1.0)  # (made afresh after that long evaluating on them)
+    fast.clear()
     body = _kept_body({"expression": "object.metadata.name == 'o'"})
     kept = []
     for _ in range(5):
@@ -731,7 +738,7 @@ def test_values_are_kept_from_the_second_evaluation_of_the_same_documents(monkey
 def test_values_an_evaluation_worked_hard_on_are_not_kept():
     # the engine allocates what it evaluates in the activation's memory: a costly evaluation's is freed.
     # (99 x 99 iterations take milliseconds on any machine, well over the 0.25 ms allowed)
-    caches.clear()
+    fast.clear()
     numbers = "[" + ",".join(map(str, range(99))) + "]"
     body = _kept_body({"expression": f"{numbers}.all(a, {numbers}.all(b, a + b >= 0))"})
     for _ in range(6):

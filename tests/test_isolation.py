@@ -67,9 +67,10 @@ def test_an_api_answer_is_json_also_from_a_worker_that_retires_after_it():
 
 
 def test_after_warming_a_gallery_evaluation_generates_no_code(monkeypatch):
-    from app.vap import caches, cost_cache, reach
+    from app.vap import fast, reach
+    from app.vap.fast import cost as cost_cache
 
-    caches.clear()
+    fast.clear()
     assert warm.warm() == len(warm.example_bodies())
     generated = []
     monkeypatch.setattr(cost_cache, "observer", lambda reads: generated.append(reads))

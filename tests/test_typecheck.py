@@ -210,7 +210,7 @@ def test_field_of_pod_is_reported_for_deployment_only():
 def test_checks_stay_right_when_the_shared_pool_of_types_starts_again(monkeypatch):
     # the kinds' types share one descriptor pool, started again when it holds a few files: checks of
     # different fields and kinds, made across such restarts, each report against their own types
-    from app.vap import caches
+    from app.vap import fast as caches
     from app.vap.schemas import decltypes
 
     monkeypatch.setattr(decltypes, "_SHARED_POOL_FILES", 2)

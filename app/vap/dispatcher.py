@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import validator
+from . import fast, validator
 from .matching import matches
 from .params import ParamError, collect_params
 from .request import Attributes, request_value
@@ -431,26 +431,18 @@ def versioned(obj: Any, kind: GroupVersionKind) -> Any:
     api_version = f"{kind.group}/{kind.version}" if kind.group else kind.version
     if obj.get("apiVersion") == api_version and obj.get("kind") == kind.kind:
         return obj
-    seen = _VERSIONED.get((id(obj), kind))
-    if seen is not None and seen[0] is obj:  # the same request's object (see request._stable_copy)
-        return seen[1]
+    seen = _VERSIONED.get(obj, kind)
+    if seen is not None:  # the same request's object (see request._stable_copy)
+        return seen
     out = {"apiVersion": api_version, "kind": kind.kind}
     out.update({k: v for k, v in obj.items() if k not in ("apiVersion", "kind")})
-    if len(_VERSIONED) >= _VERSIONED_MAX:
-        _VERSIONED.pop(next(iter(_VERSIONED)), None)  # the oldest
-    _VERSIONED[(id(obj), kind)] = (obj, out)
+    _VERSIONED.put(obj, out, kind)
     return out
 
 
 # the last objects converted to another kind, with their conversions: a later evaluation of the same
-# object gets the same conversion (and what is kept for it, see validator._kept); never changed
-_VERSIONED: dict[tuple[int, GroupVersionKind], tuple[Any, Any]] = {}
-_VERSIONED_MAX = 16
-
-
-def clear_versioned() -> None:
-    """Forget the conversions handed out."""
-    _VERSIONED.clear()
+# object gets the same conversion (and what is kept for it, see fast.kept); never changed
+_VERSIONED: fast.ByIdentity[Any] = fast.ByIdentity("dispatcher.versioned", 16)
 
 
 def _truncate_bytes(text: str, limit: int) -> str:

@@ -8,8 +8,6 @@ wrappers. Each field path keeps its line and column so problems can point into t
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +15,7 @@ from typing import Any
 import yaml
 
 from . import limits as bounds
+from .fast import panes
 
 PANES = ("policy", "binding", "params", "object", "oldObject", "namespace", "request")
 
@@ -337,13 +336,13 @@ def load_pane(pane: str, source: Any, usage: bounds.Usage | None = None) -> tupl
             return [], [Problem(pane, None, None, None, None, "error", str(exc))]
         docs = [Document(pane, i, v, {(): (None, None)}) for i, v in enumerate(values) if v is not None]
         return _bounded(_expand_lists(docs), usage)
-    cached = _PANES.get(pane, source, usage)
+    cached = panes.PANES.get(pane, source, usage)
     if cached is not None:
         return cached, []
     before = usage.counts()
     documents, problems = _load_text(pane, source, usage)
     if not problems and not usage.exceeded:
-        _PANES.put(pane, source, documents, usage, before)
+        panes.PANES.put(pane, source, documents, usage, before)
     return documents, problems
 
 
@@ -434,61 +433,6 @@ def _bounded(documents: list[Document], usage: bounds.Usage) -> tuple[list[Docum
     return documents, []
 
 
-class _PaneCache:
-    """The documents of recently read pane texts, least recently used first out, within a budget of
-    text characters (a pane above a quarter of it is read every time).
-
-    Only panes read without a problem are kept, with what they used of the scenario's bounds: a
-    pane taken from the cache counts the same against the scenario as reading it again would, and
-    when that would go over a bound the pane is read again, so the problem names its place. The
-    documents are shared between evaluations: nothing may modify a document's value (every stage
-    that changes one works on a copy).
-    """
-
-    def __init__(self, budget: int) -> None:
-        self.budget = budget
-        self._entries: OrderedDict[tuple[str, str], tuple[list[Document], bounds.Limits, tuple[int, ...]]] = (
-            OrderedDict())
-        self._size = 0
-        self._lock = threading.Lock()
-
-    def get(self, pane: str, source: str, usage: bounds.Usage) -> list[Document] | None:
-        with self._lock:
-            entry = self._entries.get((pane, source))
-            if entry is None:
-                return None
-            self._entries.move_to_end((pane, source))
-        documents, limits, used = entry
-        if limits != usage.limits or not usage.add(used):
-            return None
-        return list(documents)
-
-    def put(self, pane: str, source: str, documents: list[Document], usage: bounds.Usage,
-            before: tuple[int, ...]) -> None:
-        if len(source) > self.budget // 4:
-            return
-        used = tuple(after - was for after, was in zip(usage.counts(), before, strict=True))
-        with self._lock:
-            if (pane, source) not in self._entries:
-                self._entries[(pane, source)] = (list(documents), usage.limits, used)
-                self._size += len(source)
-            while self._size > self.budget and self._entries:
-                (_, old), _ = self._entries.popitem(last=False)
-                self._size -= len(old)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-            self._size = 0
-
-
-# 8 MB of pane text: the panes of hundreds of scenarios, or a few 1 MB objects
-_PANES = _PaneCache(8 * 1024 * 1024)
-
-
-def clear_cache() -> None:
-    """Forget every pane read so far."""
-    _PANES.clear()
 
 
 def _expand_lists(documents: list[Document]) -> list[Document]:

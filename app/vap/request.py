@@ -11,6 +11,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import fast
 from .documents import Document, Problem
 from .resources import GroupVersionKind, GroupVersionResource, ResourceTable, guess_resource
 
@@ -259,8 +260,7 @@ def _own_metadata(value: Any) -> Any:
 # same document gets the same copy when it is equal, so what is worked out from it (its values converted
 # for the CEL engine) can be kept for the next evaluation. Like the documents, copies are never changed
 # once the request is built.
-_COPIES: dict[int, tuple[Any, Any]] = {}
-_COPIES_MAX = 16
+_COPIES: fast.ByIdentity[Any] = fast.ByIdentity("request.copies", 16)
 
 
 def _stable_copy(source: Any, made: Any) -> Any:
@@ -269,21 +269,11 @@ def _stable_copy(source: Any, made: Any) -> Any:
     set on metadata (strings) are the very objects of ``source`` in both copies."""
     if made.__class__ is not dict:
         return made
-    key = id(source)
-    seen = _COPIES.get(key)
-    if seen is not None and seen[0] is source:
-        if seen[1] == made:
-            return seen[1]
-        del _COPIES[key]
-    elif len(_COPIES) >= _COPIES_MAX:
-        _COPIES.pop(next(iter(_COPIES)), None)  # the oldest
-    _COPIES[key] = (source, made)
+    seen = _COPIES.get(source)
+    if seen is not None and seen == made:
+        return seen
+    _COPIES.put(source, made)
     return made
-
-
-def clear_copies() -> None:
-    """Forget the copies handed out."""
-    _COPIES.clear()
 
 
 def _req_problem(doc: Document | None, path: str, message: str) -> Problem:

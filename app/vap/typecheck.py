@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import cel, reach, validator
+from . import cel, fast, reach, validator
 from .documents import Document, Problem
 from .resources import ResourceTable
 from .schemas import KindSchema, SchemaSet
@@ -382,6 +382,9 @@ def clear_cache() -> None:
         _cache.clear()
 
 
+fast.register("typecheck.results", clear_cache)
+
+
 def check_policy(spec: Mapping[str, Any], *, version: str, table: ResourceTable, schemas: SchemaSet,
                  name: str = "") -> TypeChecking:
     """Type-check a (stored) policy's expressions against every kind its matchConstraints can match.
@@ -413,11 +416,13 @@ def check_policy(spec: Mapping[str, Any], *, version: str, table: ResourceTable,
         tuple(explanation),
     )
     with _cache_lock:
-        hit = _cache.get(key)
+        hit = _cache.get(key) if fast.on else None
         if hit is not None:
             _cache.move_to_end(key)
             return hit
     result = _check(spec, version, kinds, params, schemas, tuple(explanation), name)
+    if not fast.on:
+        return result
     with _cache_lock:
         _cache[key] = result
         while len(_cache) > _CACHE_SIZE:

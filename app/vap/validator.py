@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
-from threading import get_ident
 from time import perf_counter
 from typing import Any, NamedTuple
 
-from . import cel, cost_cache, limits, reach
+from . import cel, fast, limits, reach
 from .cel import library
+from .fast import cost
+from .fast import kept as keeping
 
 ADMIT = "admit"
 DENY = "deny"
@@ -86,7 +85,10 @@ class CompiledPolicy:
     @property
     def pruners(self) -> tuple[Callable[[Any], Any] | None, ...]:
         """Functions cutting object, oldObject, request, params and namespaceObject down to what the
-        policy reads (see :meth:`reach.Reach.pruner`), None for a root it does not read."""
+        policy reads (see :meth:`reach.Reach.pruner`), None for a root it does not read; each the identity
+        while the fast paths are off (:mod:`app.vap.fast`)."""
+        if not fast.on:
+            return _WHOLE
         made = self._pruners
         if made is None:
             made, final = self.reach.pruners(_PRUNER_ROOTS)
@@ -140,6 +142,11 @@ class CompiledPolicy:
         return readers
 
 
+def _whole(value: Any) -> Any:
+    return value
+
+
+_WHOLE = (_whole,) * 5  # every input as it is
 _ROOTS = (*reach.PRUNED_ROOTS, "request", "authorizer", "authorizer.requestResource")
 _PRUNER_ROOTS = ("object", "oldObject", "request", "params", "namespaceObject")
 
@@ -185,7 +192,7 @@ def compile_policy(name: str, spec: Mapping[str, Any], version: str) -> Compiled
     return _compile_policy(name, _cache_key(spec), version)
 
 
-@lru_cache(maxsize=256)
+@fast.memo(256)
 def _compile_policy(name: str, spec_json: str, version: str) -> CompiledPolicy:
     spec = json.loads(spec_json)
     variables, validation, message, audit, match = expression_declarations(spec, version)
@@ -276,7 +283,7 @@ def _run(
     count 0, for a policy calling no costed library function).
 
     Its cost: the library calls as counted, the rest estimated from the AST and the input sizes (the
-    estimate is remembered per input shape, see :mod:`cost_cache`); a cost the estimator cannot work
+    estimate is remembered per input shape, see :mod:`app.vap.fast.cost`); a cost the estimator cannot work
     out is shown as unknown and never fails the evaluation."""
     if compiled.error is not None:
         return ExpressionRecord(None, f"compilation error: {compiled.error}", None, compiled.engine_limit)
@@ -322,7 +329,7 @@ def _run(
 
 def _core_cost(program: Any, data: Mapping[str, Any]) -> int | None:
     try:
-        return cost_cache.core_cost(program, data)
+        return cost.core_cost(program, data)
     except Exception:  # unknown (see _run)
         return None
 
@@ -332,7 +339,7 @@ _NOT_KNOWN: Any = object()
 _REMEMBERED_ERROR = 2048  # characters of an expression and its error text, at most, for a remembered record
 
 
-@lru_cache(maxsize=256)
+@fast.memo(256)
 def _error_record(expression: str, text: str) -> tuple[str, bool]:
     """The error of an evaluation as the apiserver words it, and whether it comes from a limit of the
     engine (remembered: the same error again is one lookup, no slower than a result)."""
@@ -358,143 +365,6 @@ def _inputs(
     return data
 
 
-class _Kept:
-    """The validations' values of one evaluation of a policy, converted into engine values, kept for the
-    next evaluation of the same documents: an unchanged object (a pane read from its cache, the params
-    of a binding) is converted once, not on every evaluation. The engine allocates what it evaluates in
-    the activation's memory too, which is freed only with the activation: after some time spent
-    evaluating on it (``spent``, seconds: the engine allocates at most a few kB per microsecond) it is
-    made afresh. So is one on which a cost could not be estimated.
-
-    Documents evaluated for the first time are only noted (``activation`` None): values are kept on their
-    second evaluation, so that evaluations of documents edited each time (which would never reuse them)
-    do not pay for keeping them."""
-
-    __slots__ = ("key", "policy", "object", "old_object", "params", "inputs", "activation", "spent")
-
-    def __init__(self, key: tuple[int, int, int], policy: CompiledPolicy, inv: Invocation,
-                 inputs: dict[str, Any] | None, activation: cel.Activation | None) -> None:
-        self.key, self.policy = key, policy
-        self.object, self.old_object, self.params = inv.object, inv.old_object, inv.params
-        self.inputs, self.activation = inputs, activation  # (the activation's values: inputs and the Namespace)
-        self.spent = 0.0
-
-
-# (ids of the policy, the params and the thread: an engine activation is never shared between threads)
-# -> what was kept; each holds its policy and documents, so that no id is reused while it is kept
-_KEPT: dict[tuple[int, int, int], _Kept] = {}
-_KEPT_MAX = 16
-_KEPT_SECONDS = 0.00025  # evaluating on a kept activation before it is made afresh (its memory: < 1 MB)
-_KEPT_SIZE = 2_000  # the size of a kept activation's inputs, at most (see _small)
-
-
-def clear_kept() -> None:
-    """Forget the values kept for later evaluations."""
-    _KEPT.clear()
-
-
-def _noted(policy: CompiledPolicy, inv: Invocation) -> tuple[tuple[int, int, int], _Kept | None]:
-    """The key of this policy's entry for the thread, and the entry when it notes the same documents
-    (kept values, or a note of their first evaluation)."""
-    key = (id(policy), id(inv.params), get_ident())
-    entry = _KEPT.get(key)
-    if (entry is None or entry.policy is not policy or entry.object is not inv.object
-            or entry.old_object is not inv.old_object or entry.params is not inv.params):
-        return key, None
-    return key, entry
-
-
-def _kept(policy: CompiledPolicy, pruners: tuple[Callable[[Any], Any] | None, ...],
-          inv: Invocation) -> _Kept | None:
-    """The kept values of this policy's last evaluation with the same documents, when its request and
-    Namespace, as the policy reads them, are the same too."""
-    kept = _noted(policy, inv)[1]
-    if kept is None or kept.activation is None:
-        return None
-    request, namespace = pruners[2], pruners[4]
-    if request is not None and not _identical(request(inv.request), kept.inputs["request"]):
-        return None
-    if namespace is not None and not _identical(namespace(inv.namespace_object),
-                                                kept.activation.data["namespaceObject"]):
-        return None
-    return kept
-
-
-def _identical(a: Any, b: Any) -> bool:
-    """Whether two values are the same to CEL, as its engine would convert them: of the same types
-    (1, 1.0 and true are equal in Python), maps with their keys in the same order (the order they were
-    given in, which the engine may follow), floats of the same sign. False is never wrong: they are then
-    converted again."""
-    if a is b:
-        return True
-    cls = a.__class__
-    if cls is not b.__class__:
-        return False
-    if cls is dict:
-        if len(a) != len(b):
-            return False
-        for (key, value), (other_key, other) in zip(a.items(), b.items(), strict=True):
-            if key is not other_key and (key.__class__ is not other_key.__class__ or key != other_key):
-                return False
-            if value is not other and not _identical(value, other):
-                return False
-        return True
-    if cls is list:
-        return len(a) == len(b) and all(map(_identical, a, b))
-    if cls is float:
-        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
-    return bool(a == b)
-
-
-def _keep(policy: CompiledPolicy, pruners: tuple[Callable[[Any], Any] | None, ...], inv: Invocation,
-          inputs: dict[str, Any]) -> _Kept | None:
-    """The validations' values (of a policy reading no authorizer) in an activation kept for the next
-    evaluation; None when they are too large to keep, or when these documents were not evaluated with the
-    policy just before (they are then noted, and kept on their next evaluation)."""
-    key, seen = _noted(policy, inv)
-    if seen is None:
-        _note(key, _Kept(key, policy, inv, None, None))
-        return None
-    prune_namespace = pruners[4]
-    values = inputs if prune_namespace is None else {**inputs,
-                                                     "namespaceObject": prune_namespace(inv.namespace_object)}
-    if _small(values, _KEPT_SIZE) < 0:
-        return None
-    activation = cel.Activation(values)
-    activation.costs = {}
-    kept = _Kept(key, policy, inv, inputs, activation)
-    _note(key, kept)
-    return kept
-
-
-def _note(key: tuple[int, int, int], kept: _Kept) -> None:
-    _KEPT.pop(key, None)
-    if len(_KEPT) >= _KEPT_MAX:
-        del _KEPT[next(iter(_KEPT))]  # the oldest
-    _KEPT[key] = kept
-
-
-def _small(value: Any, room: int) -> int:
-    """``room`` less the size of ``value`` (one per value, and one more per 64 characters of a string);
-    negative once it runs out."""
-    room -= 1
-    if room < 0:
-        return room
-    if value.__class__ is str:
-        room -= len(value) >> 6
-    elif value.__class__ is dict:
-        for item in value.values():
-            room = _small(item, room)
-            if room < 0:
-                break
-    elif value.__class__ is list:
-        for item in value:
-            room = _small(item, room)
-            if room < 0:
-                break
-    return room
-
-
 def _data(
     prune_namespace: Callable[[Any], Any] | None,
     inputs: dict[str, Any],
@@ -510,7 +380,7 @@ def _data(
         inputs = {**inputs, "namespaceObject": prune_namespace(namespace)}
     if authorizer is not None:
         inputs = {**inputs, **authorizer}
-    return cel.Activation(inputs) if readers > 1 else inputs
+    return cel.Activation(inputs) if readers > 1 and fast.on else inputs
 
 
 def _scope(
@@ -560,17 +430,17 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
     """Evaluate one policy for one (binding, param): matchConditions, validations, messages, audit."""
     token = None
     tracker = _NOTHING_COUNTED  # nothing to count: no tracker to make active
-    if policy.counts_library_cost:
+    if policy.counts_library_cost or not fast.on:
         tracker = library.CostTracker()
         token = library.set_tracker(tracker)
-    kept: _Kept | None = None
+    kept: keeping.Kept | None = None
     started: float | None = None  # when evaluating on a kept activation began
     try:
         err_action = ADMIT if failure_policy == "Ignore" else DENY
         out = ValidateResult()
         pruners = policy.pruners
         authorizer = inv.authorizer if policy.uses_authorizer else None
-        kept = _kept(policy, pruners, inv) if authorizer is None else None
+        kept = keeping.reuse(policy, pruners, inv) if authorizer is None else None
         inputs = kept.inputs if kept is not None else _inputs(policy, pruners, inv)
         if policy.match_conditions and not _match(policy, inv, inputs, authorizer, err_action, tracker, out):
             return out
@@ -582,7 +452,7 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
             # (from a policy's third evaluation on, once its pruners are generated, its documents are noted,
             # and their values kept when they are evaluated again: a first evaluation does not pay for keeping,
             # nor is code generation counted as time evaluating on kept values)
-            kept = _keep(policy, pruners, inv, inputs)
+            kept = keeping.keep(policy, pruners, inv, inputs)
         if kept is not None:
             data: Mapping[str, Any] | cel.Activation = kept.activation
             started = perf_counter()
@@ -637,13 +507,7 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
         if token is not None:
             library.reset_tracker(token)
         if kept is not None and started is not None:
-            kept.spent += perf_counter() - started
-            if (kept.spent > _KEPT_SECONDS or kept.activation.costs is None) and _KEPT.get(kept.key) is kept:
-                if kept.activation.costs is None:
-                    del _KEPT[kept.key]
-                else:  # made afresh on the next evaluation of the same documents
-                    kept.inputs = kept.activation = None
-                    kept.spent = 0.0
+            keeping.spend(kept, perf_counter() - started)
 
 
 def _out_of_budget(policy: CompiledPolicy, scopes: list[cel.VariableScope], err_action: str,

@@ -36,11 +36,12 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any
 
 from cel_expr_python import cel
 
+from .. import fast
 from . import library
 
 # Kinds of expressions, each with the result types the apiserver accepts (None: anything).
@@ -215,7 +216,7 @@ def environment(decls: Declarations) -> Any:
     return _checking_environment(_own_functions(decls))
 
 
-@lru_cache(maxsize=ENVIRONMENT_CACHE_SIZE)
+@fast.memo(ENVIRONMENT_CACHE_SIZE)
 def _checking_environment(decls: Declarations) -> Any:
     return _build_environment(decls, typed=True)
 
@@ -243,7 +244,7 @@ def runtime_environment(decls: Declarations) -> Any:
                                              variables=names, library=decls.library))
 
 
-@lru_cache(maxsize=ENVIRONMENT_CACHE_SIZE)
+@fast.memo(ENVIRONMENT_CACHE_SIZE)
 def _runtime_environment(decls: Declarations) -> Any:
     return _build_environment(decls, typed=False)
 
@@ -453,7 +454,7 @@ def display_value(compiled: Compiled, value: Any) -> Any:
 _IDENT = re.compile(r"[_a-zA-Z][_a-zA-Z0-9]*")
 
 
-@lru_cache(maxsize=COMPILE_CACHE_SIZE)
+@fast.memo(COMPILE_CACHE_SIZE)
 def _code_spans(text: str) -> tuple[tuple[int, int], ...]:
     """Return the (start, end) spans of ``text`` that are code: not string literals or comments (read
     several times for each expression compiled)."""
@@ -516,7 +517,7 @@ class _Rewrite:
         return offset + shift
 
 
-@lru_cache(maxsize=COMPILE_CACHE_SIZE)  # a text is rewritten for its environment's declarations, then checked
+@fast.memo(COMPILE_CACHE_SIZE)  # a text is rewritten for its environment's declarations, then checked
 def _rewrite_variables(text: str, known: tuple[tuple[str, ...], ...]) -> _Rewrite:
     """Rewrite each ``variables.<name>`` of a known variable into the call that evaluates it lazily
     (decoded when its value holds optionals); note unknown names. The result is shared: its readers
@@ -635,7 +636,7 @@ def _engine_issues(text: str, rewrite: _Rewrite, expression: str, decls: Declara
     return issues
 
 
-@lru_cache(maxsize=COMPILE_CACHE_SIZE)  # asked for each check and compile of an expression
+@fast.memo(COMPILE_CACHE_SIZE)  # asked for each check and compile of an expression
 def _environment_declarations(decls: Declarations, text: str) -> Declarations:
     """The declarations of the environment ``text`` is compiled in: a root the expression never names
     (``params``, ``authorizer``, ``variables``, not even inside a string) cannot change what it compiles
@@ -651,7 +652,7 @@ def _environment_declarations(decls: Declarations, text: str) -> Declarations:
     return replace(decls, params=params, authorizer=authorizer, variables=variables)
 
 
-@lru_cache(maxsize=COMPILE_CACHE_SIZE)
+@fast.memo(COMPILE_CACHE_SIZE)
 def _check(expression: str, kind: str, decls: Declarations) -> tuple[Compiled, _Rewrite]:
     """Compile and check one expression in the checking environment: its errors and result type, and
     the checked program (no program to run). Also returns the text the engine compiled (variables
@@ -713,22 +714,25 @@ def check_expression(expression: str, kind: str, decls: Declarations) -> Compile
 
 def library_level(texts: Iterable[str]) -> bool | str:
     """What of the library the checking environment of these expressions (a policy's) declares: BASIC
-    when none of them may call more of it than its comparisons and string(), else all of it."""
+    when none of them may call more of it than its comparisons and string(), else all of it (always all of
+    it while the fast paths are off)."""
+    if not fast.on:
+        return True
     return True if any(library.may_call_beyond_basic(t) for t in texts) else BASIC
 
 
-@lru_cache(maxsize=COMPILE_CACHE_SIZE)  # asked of one text several times as it is checked, compiled and run
+@fast.memo(COMPILE_CACHE_SIZE)  # asked of one text several times as it is checked, compiled and run
 def mentions(text: str, *names: str) -> bool:
     """Whether the expression text names any of ``names`` as an identifier (inside a string too)."""
     return any(_mention(name).search(text) is not None for name in names)
 
 
-@lru_cache(maxsize=256)
+@fast.memo(256)
 def _mention(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![_a-zA-Z0-9]){re.escape(name)}(?![_a-zA-Z0-9])")
 
 
-@lru_cache(maxsize=COMPILE_CACHE_SIZE)
+@fast.memo(COMPILE_CACHE_SIZE)
 def _checking_version(version: str, text: str) -> str:
     """A newer version whose environment checks ``text`` exactly as ``version``'s does (it declares
     nothing differently but functions the text never names), so that API validation, which checks
@@ -742,7 +746,7 @@ def _checking_version(version: str, text: str) -> str:
     return version
 
 
-@lru_cache(maxsize=COMPILE_CACHE_SIZE)
+@fast.memo(COMPILE_CACHE_SIZE)
 def compile_expression(expression: str, kind: str, decls: Declarations) -> Compiled:
     """Compile one expression of a kind (validation, messageExpression, ...) in an environment."""
     decls = _environment_declarations(decls, expression)
@@ -882,7 +886,9 @@ def _typed_root_program(env: Any, checked: Any, text: str, engine_type: str, wit
     root is ``dyn`` (map keys for fields, the same errors for missing ones): evaluate it with one
     (``Compiled.typed_roots``). None when the checking environment refuses the run-time text (not
     seen: a presence test guarded with a comparison with null compiles there too): it then runs where
-    every root is dyn."""
+    every root is dyn; and always None while the fast paths are off."""
+    if not fast.on:
+        return None
     program = _guarded_program(env, checked, text, engine_type)
     if program is None:
         return None
@@ -1146,7 +1152,7 @@ def _activation_error(text: str, source: str, data: Mapping[str, Any]) -> str:
     return _error_text(text)
 
 
-@lru_cache(maxsize=COMPILE_CACHE_SIZE)
+@fast.memo(COMPILE_CACHE_SIZE)
 def _error_text(text: str) -> str:
     m = _MISSING_VALUE.match(text)
     if m:
@@ -1154,7 +1160,7 @@ def _error_text(text: str) -> str:
     return library.translate_runtime_error(text)
 
 
-@lru_cache(maxsize=COMPILE_CACHE_SIZE)
+@fast.memo(COMPILE_CACHE_SIZE)
 def _root_fields(source: str) -> tuple[tuple[str, str], ...]:
     """The fields selected directly on a root that can be null, in the order the expression has them."""
     return tuple((m.group(1), m.group(2)) for m in _ROOT_FIELD.finditer(source))

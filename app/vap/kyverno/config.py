@@ -10,9 +10,10 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any
 
+from .. import fast
 from . import wildcard
 from .match import parse_kind_selector
 
@@ -121,7 +122,7 @@ def _default_filters() -> tuple[Filter, ...]:
     return _filters_of.__wrapped__(DEFAULT_DATA["resourceFilters"])
 
 
-@lru_cache(maxsize=16)  # a pasted configuration's, read for every request Kyverno may see
+@fast.memo(16)  # a pasted configuration's, read for every request Kyverno may see
 def _filters_of(text: str) -> tuple[Filter, ...]:
     out: list[Filter] = []
     for m in _FILTER.finditer(text):

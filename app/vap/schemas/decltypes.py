@@ -58,7 +58,7 @@ from google.protobuf import (
     wrappers_pb2,
 )
 
-from .. import reach
+from .. import fast, reach
 from ..cel.library import types as library_types
 from . import KindSchema, Node, SchemaSet
 
@@ -621,3 +621,16 @@ def typed_roots(obj: KindTypes | None, params: KindTypes | None) -> TypedRoots:
         ("namespaceObject", NAMESPACE_TYPE),
     ]
     return TypedRoots("/".join(key_parts), pool, tuple(signatures), display)
+
+
+def clear_input_types() -> None:
+    """Forget the declared types that depend on what was evaluated (see :func:`clear_kind_types`), the
+    kinds' files in the shared pool, and the declarations built on them; the apiserver's request and
+    namespaceObject types, which depend on no input, are built again at once."""
+    typed_roots.cache_clear()
+    clear_shared_pool()
+    clear_kind_types()
+    typed_roots(None, None)
+
+
+fast.register("decltypes.input_types", clear_input_types)

@@ -13,6 +13,7 @@ from typing import Any
 
 from google.protobuf import any_pb2, descriptor_pb2, descriptor_pool, message_factory
 
+from ... import fast
 from .types import HIDDEN_PREFIX
 
 F = descriptor_pb2.FieldDescriptorProto
@@ -246,6 +247,9 @@ _SHAPES: dict[int, tuple[Any, Shape | None]] = {}
 def clear_cache() -> None:
     _CHECKED.clear()
     _SHAPES.clear()
+
+
+fast.register("astproto.programs", clear_cache)
 
 
 def checked_expr(program: Any) -> Any:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from functools import lru_cache
 from typing import TypeVar
+
+from ... import fast
 
 T = TypeVar("T")
 
@@ -119,7 +120,7 @@ _REMEMBERED_TEXT = 512
 
 
 def _remembering_short_texts(function: Callable[[str], T]) -> Callable[[str], T]:
-    remembered = lru_cache(maxsize=1024)(function)
+    remembered = fast.memo(1024)(function)
 
     @functools.wraps(function)
     def call(text: str) -> T:

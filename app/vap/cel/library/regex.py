@@ -6,11 +6,11 @@ errors are reported in Go's wording (``error parsing regexp: missing closing ]: 
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 import re2
 
+from ... import fast
 from ._decl import REGEX_STRING_LENGTH_COST_FACTOR, STRING_TRAVERSAL_COST_FACTOR, T, function, overload
 from .errors import LibraryError, go_regex_error
 
@@ -24,7 +24,7 @@ class RegexSyntaxError(Exception):
         self.go_text = go_text
 
 
-@lru_cache(maxsize=512)
+@fast.memo(512)
 def compile_go(pattern: str) -> Any:
     """Compile a pattern with RE2; raise RegexSyntaxError carrying Go's error text."""
     try:

@@ -8,8 +8,8 @@ getters follow Go's ``net/url`` (``Host``, ``Hostname()``, ``Port()``, ``Escaped
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 
+from ... import fast
 from . import types as tp
 from ._decl import T, actual_size, function, overload, string_cost
 from .errors import LibraryError
@@ -217,7 +217,7 @@ def _parse(raw: str, via_request: bool) -> GoURL:
     return u
 
 
-@lru_cache(maxsize=1024)
+@fast.memo(1024)
 def parse_request_uri(raw: str) -> GoURL:
     try:
         return _parse(raw, True)
@@ -225,7 +225,7 @@ def parse_request_uri(raw: str) -> GoURL:
         raise URLError(f"parse {go_quote(raw)}: {exc}") from None
 
 
-@lru_cache(maxsize=1024)
+@fast.memo(1024)
 def parse_url(raw: str) -> GoURL:
     u_text, sep, frag = raw.partition("#")
     try:

@@ -1,0 +1,174 @@
+"""The values of a policy's last evaluation, converted for the CEL engine, kept for the next one.
+
+An evaluation converts object, oldObject, request, params and the Namespace into engine values
+before any expression runs; for an unchanged document (a pane read from the cache, the params of a
+binding) that conversion is the same every time. This module keeps it per policy, params and thread
+(an engine activation is never shared between threads), so that the next evaluation of the same
+documents skips it. Part of the speed seam (:mod:`app.vap.fast`): while the switch is off nothing is
+kept or reused.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from threading import get_ident
+from typing import Any
+
+from .. import cel, fast
+
+
+class Kept:
+    """The validations' values of one evaluation of a policy, converted into engine values, kept for the
+    next evaluation of the same documents: an unchanged object (a pane read from its cache, the params
+    of a binding) is converted once, not on every evaluation. The engine allocates what it evaluates in
+    the activation's memory too, which is freed only with the activation: after some time spent
+    evaluating on it (``spent``, seconds: the engine allocates at most a few kB per microsecond) it is
+    made afresh. So is one on which a cost could not be estimated.
+
+    Documents evaluated for the first time are only noted (``activation`` None): values are kept on their
+    second evaluation, so that evaluations of documents edited each time (which would never reuse them)
+    do not pay for keeping them."""
+
+    __slots__ = ("key", "policy", "object", "old_object", "params", "inputs", "activation", "spent")
+
+    def __init__(self, key: tuple[int, int, int], policy: Any, inv: Any,
+                 inputs: dict[str, Any] | None, activation: cel.Activation | None) -> None:
+        self.key, self.policy = key, policy
+        self.object, self.old_object, self.params = inv.object, inv.old_object, inv.params
+        self.inputs, self.activation = inputs, activation  # (the activation's values: inputs and the Namespace)
+        self.spent = 0.0
+
+
+# (ids of the policy, the params and the thread: an engine activation is never shared between threads)
+# -> what was kept; each holds its policy and documents, so that no id is reused while it is kept
+_KEPT: dict[tuple[int, int, int], Kept] = {}
+_KEPT_MAX = 16
+_KEPT_SECONDS = 0.00025  # evaluating on a kept activation before it is made afresh (its memory: < 1 MB)
+_KEPT_SIZE = 2_000  # the size of a kept activation's inputs, at most (see _small)
+
+
+def clear() -> None:
+    """Forget the values kept for later evaluations."""
+    _KEPT.clear()
+
+
+fast.register("validator.kept", clear)
+
+
+def _noted(policy: Any, inv: Any) -> tuple[tuple[int, int, int], Kept | None]:
+    """The key of this policy's entry for the thread, and the entry when it notes the same documents
+    (kept values, or a note of their first evaluation)."""
+    key = (id(policy), id(inv.params), get_ident())
+    entry = _KEPT.get(key)
+    if (entry is None or entry.policy is not policy or entry.object is not inv.object
+            or entry.old_object is not inv.old_object or entry.params is not inv.params):
+        return key, None
+    return key, entry
+
+
+def reuse(policy: Any, pruners: tuple[Callable[[Any], Any] | None, ...], inv: Any) -> Kept | None:
+    """The kept values of this policy's last evaluation with the same documents, when its request and
+    Namespace, as the policy reads them, are the same too (never while the switch is off)."""
+    if not fast.on:
+        return None
+    kept = _noted(policy, inv)[1]
+    if kept is None or kept.activation is None:
+        return None
+    request, namespace = pruners[2], pruners[4]
+    if request is not None and not _identical(request(inv.request), kept.inputs["request"]):
+        return None
+    if namespace is not None and not _identical(namespace(inv.namespace_object),
+                                                kept.activation.data["namespaceObject"]):
+        return None
+    return kept
+
+
+def _identical(a: Any, b: Any) -> bool:
+    """Whether two values are the same to CEL, as its engine would convert them: of the same types
+    (1, 1.0 and true are equal in Python), maps with their keys in the same order (the order they were
+    given in, which the engine may follow), floats of the same sign. False is never wrong: they are then
+    converted again."""
+    if a is b:
+        return True
+    cls = a.__class__
+    if cls is not b.__class__:
+        return False
+    if cls is dict:
+        if len(a) != len(b):
+            return False
+        for (key, value), (other_key, other) in zip(a.items(), b.items(), strict=True):
+            if key is not other_key and (key.__class__ is not other_key.__class__ or key != other_key):
+                return False
+            if value is not other and not _identical(value, other):
+                return False
+        return True
+    if cls is list:
+        return len(a) == len(b) and all(map(_identical, a, b))
+    if cls is float:
+        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+    return bool(a == b)
+
+
+def keep(policy: Any, pruners: tuple[Callable[[Any], Any] | None, ...], inv: Any,
+         inputs: dict[str, Any]) -> Kept | None:
+    """The validations' values (of a policy reading no authorizer) in an activation kept for the next
+    evaluation; None when they are too large to keep, or when these documents were not evaluated with the
+    policy just before (they are then noted, and kept on their next evaluation), and while the switch is
+    off."""
+    if not fast.on:
+        return None
+    key, seen = _noted(policy, inv)
+    if seen is None:
+        _note(key, Kept(key, policy, inv, None, None))
+        return None
+    prune_namespace = pruners[4]
+    values = inputs if prune_namespace is None else {**inputs,
+                                                     "namespaceObject": prune_namespace(inv.namespace_object)}
+    if _small(values, _KEPT_SIZE) < 0:
+        return None
+    activation = cel.Activation(values)
+    activation.costs = {}
+    kept = Kept(key, policy, inv, inputs, activation)
+    _note(key, kept)
+    return kept
+
+
+def _note(key: tuple[int, int, int], kept: Kept) -> None:
+    _KEPT.pop(key, None)
+    if len(_KEPT) >= _KEPT_MAX:
+        del _KEPT[next(iter(_KEPT))]  # the oldest
+    _KEPT[key] = kept
+
+
+def _small(value: Any, room: int) -> int:
+    """``room`` less the size of ``value`` (one per value, and one more per 64 characters of a string);
+    negative once it runs out."""
+    room -= 1
+    if room < 0:
+        return room
+    if value.__class__ is str:
+        room -= len(value) >> 6
+    elif value.__class__ is dict:
+        for item in value.values():
+            room = _small(item, room)
+            if room < 0:
+                break
+    elif value.__class__ is list:
+        for item in value:
+            room = _small(item, room)
+            if room < 0:
+                break
+    return room
+
+
+def spend(kept: Kept, seconds: float) -> None:
+    """Count ``seconds`` of evaluating on ``kept``: past its allowance its activation is made afresh on
+    the next evaluation of the same documents; one whose cost could not be estimated is forgotten."""
+    kept.spent += seconds
+    if (kept.spent > _KEPT_SECONDS or kept.activation.costs is None) and _KEPT.get(kept.key) is kept:
+        if kept.activation.costs is None:
+            del _KEPT[kept.key]
+        else:  # made afresh on the next evaluation of the same documents
+            kept.inputs = kept.activation = None
+            kept.spent = 0.0
