@@ -12,8 +12,16 @@ from typing import Any
 
 from flask import Flask
 
-# templates/ and static/ sit beside the package, at the top of the checkout.
-_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir))
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+# The page's templates/ and static/: inside the package in an installed wheel (the build copies them there,
+# see setup.py), else beside the package, at the top of the checkout (a checkout or an editable install).
+_ROOT = os.path.dirname(_PACKAGE)
+
+
+def _page_folder(name: str) -> str:
+    """The folder `templates` or `static` of the page: the package's copy if it has one, else the checkout's."""
+    packaged = os.path.join(_PACKAGE, name)
+    return packaged if os.path.isdir(packaged) else os.path.join(_ROOT, name)
 
 
 TESTING_DEFAULTS = {"EVALUATION_ISOLATION": "inline", "RATE_LIMIT_ENABLED": False}
@@ -23,8 +31,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Create and configure the playground application."""
     app = Flask(
         __name__,
-        template_folder=os.path.join(_ROOT, "templates"),
-        static_folder=os.path.join(_ROOT, "static"),
+        template_folder=_page_folder("templates"),
+        static_folder=_page_folder("static"),
     )
     app.config.from_mapping(
         # Largest request body accepted, in bytes (413 above it): kube-apiserver's own bound on a request
