@@ -27,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from app.vap import cel, fast, limits, validator
+from app.vap import cel, compiler, fast, limits, validator
 from app.vap.cel import library
 from app.vap.fast import kept
 
@@ -132,7 +132,7 @@ def capture(payload: Mapping[str, Any]) -> Capture:
         version = library.DEFAULT_VERSION
     result = Capture(version=version, expressions=policy_expressions(payload))
     original_attempt = cel.attempt
-    original_pruners = validator.CompiledPolicy.pruners
+    original_pruners = compiler.CompiledPolicy.pruners
 
     def recording_attempt(compiled: cel.Compiled, data: Any, scope: Any = None) -> Any:
         values = getattr(data, "data", data)  # a shared activation carries its values as .data
@@ -157,12 +157,12 @@ def capture(payload: Mapping[str, Any]) -> Capture:
     validator.validate = recording_validate
     # the inputs as given, every root whole, not cut down to what the policy reads (the playground's own
     # optimisation)
-    validator.CompiledPolicy.pruners = property(lambda policy: (_given,) * 5)  # type: ignore[assignment]
+    compiler.CompiledPolicy.pruners = property(lambda policy: (_given,) * 5)  # type: ignore[assignment]
     try:
         evaluate_module.evaluate(payload)
     finally:
         cel.attempt = original_attempt
         validator.validate = original_validate
-        validator.CompiledPolicy.pruners = original_pruners  # type: ignore[method-assign]
+        compiler.CompiledPolicy.pruners = original_pruners  # type: ignore[method-assign]
         kept.clear()
     return result

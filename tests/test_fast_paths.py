@@ -18,12 +18,12 @@ import pytest
 import yaml
 
 from app import examples
-from app.vap import cel, documents, fast, limits, reach, validator
+from app.forms import payload_from
+from app.vap import cel, compiler, documents, fast, limits, reach
 from app.vap.cel import library
 from app.vap.fast import cost as cost_cache
 from app.vap.fast import kept as keeping
 from app.vap.fast import panes
-from app.web import payload_from
 from benchmarks import scenarios as bench_scenarios
 
 evaluate_module = importlib.import_module("app.vap.evaluate")
@@ -79,16 +79,16 @@ def test_with_the_switch_off_nothing_is_kept_between_evaluations(plain_core):
         evaluate_module.evaluate(copy.deepcopy(body))
     assert not panes.PANES._entries and not keeping._KEPT and not cost_cache._ENTRIES
     assert len(request._COPIES) == 0 and len(dispatcher._VERSIONED) == 0
-    compiled = validator.compile_policy("p", {"validations": [{"expression": "object.spec.replicas < 3"}]},
+    compiled = compiler.compile_policy("p", {"validations": [{"expression": "object.spec.replicas < 3"}]},
                                         library.DEFAULT_VERSION)
-    assert compiled.pruners == validator._WHOLE
+    assert compiled.pruners == compiler._WHOLE
 
 
 def test_every_cache_kept_between_evaluations_is_registered_with_the_seam():
     names = set(fast.registered())
     assert {"documents.panes", "request.copies", "dispatcher.versioned", "validator.kept", "cost.estimates",
             "typecheck.results", "decltypes.input_types", "astproto.programs",
-            "app.vap.cel.compile_expression", "app.vap.validator._compile_policy"} <= names
+            "app.vap.cel.compile_expression", "app.vap.compiler._compile_policy"} <= names
 
 
 def test_evaluating_leaves_the_cached_documents_untouched():
@@ -440,7 +440,7 @@ def test_a_policy_calling_only_the_library_comparisons_and_string_runs_alike_wit
 
 
 def test_a_policy_s_expressions_share_the_environment_of_its_library_level(monkeypatch):
-    assert validator.library_level({"validations": [{"expression": "object.spec.replicas < 3"},
+    assert compiler.library_level({"validations": [{"expression": "object.spec.replicas < 3"},
                                                     {"expression": "string(1) == '1'", "messageExpression": "'x'"}],
                                     "variables": [{"name": "a", "expression": "object.metadata.name"}]}) == cel.BASIC
     for spec in ({"validations": [{"expression": "object.spec.replicas < 3"},
@@ -448,7 +448,7 @@ def test_a_policy_s_expressions_share_the_environment_of_its_library_level(monke
                  {"matchConditions": [{"name": "m", "expression": "int(object.x) > 1"}]},
                  {"auditAnnotations": [{"key": "k", "valueExpression": "format.named('uuid').hasValue() ? '' : ''"}]},
                  {"validations": [{"expression": "object.x == 1", "messageExpression": "object.y.indexOf ('a')"}]}):
-        assert validator.library_level(spec) is True, spec
+        assert compiler.library_level(spec) is True, spec
     built: list[Any] = []
     build = cel._build_environment
 
@@ -458,7 +458,7 @@ def test_a_policy_s_expressions_share_the_environment_of_its_library_level(monke
 
     monkeypatch.setattr(cel, "_build_environment", noting)
     fast.clear()
-    compiled = validator.compile_policy("p", {"validations": [{"expression": "object.spec.replicas < 3"},
+    compiled = compiler.compile_policy("p", {"validations": [{"expression": "object.spec.replicas < 3"},
                                                               {"expression": "string(duration('1s')) == '1s'"}]},
                                         library.DEFAULT_VERSION)
     assert [c.error for c in compiled.expressions] == [None, None]

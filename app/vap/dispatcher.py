@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import fast, validator
+from . import compiler, fast, validator
 from .matching import matches
 from .params import ParamError, collect_params
 from .request import Attributes, request_value
@@ -235,7 +235,7 @@ def dispatch(
         )
         compiled = policy.memo.get(("compiled", version))
         if compiled is None:
-            compiled = policy.memo[("compiled", version)] = validator.compile_policy(policy.name, spec, version)
+            compiled = policy.memo[("compiled", version)] = compiler.compile_policy(policy.name, spec, version)
         failure_policy = str(spec.get("failurePolicy") or "Fail")
         for binding in policy_bindings:
             brecord = _dispatch_binding(
@@ -276,7 +276,7 @@ def _dispatch_binding(
     outcome: Outcome,
     policy: Loaded,
     binding: Loaded,
-    compiled: validator.CompiledPolicy,
+    compiled: compiler.CompiledPolicy,
     attrs: Attributes,
     cluster: Cluster,
     match: Any,

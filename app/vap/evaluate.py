@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from . import admission, cel, kyverno, limits, rbac, validation, webhooks
+from . import admission, compiler, kyverno, limits, rbac, validation, webhooks
 from .cel import library
 from .dispatcher import Cluster, Loaded, denial_status, dispatch, finish_warnings
 from .documents import PANES, Document, Problem, load_pane
@@ -21,7 +21,6 @@ from .request import build_attributes, request_value
 from .resources import ResourceTable, builtin_table
 from .schemas import schema_set
 from .typecheck import check_policies, object_problems
-from .validator import expression_declarations
 
 ADMISSION_GROUP = "admissionregistration.k8s.io"
 POLICY_KINDS = {"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"}
@@ -75,37 +74,6 @@ def _version(payload: Mapping[str, Any], problems: list[Problem]) -> str:
     return version
 
 
-def _new_expressions_version(version: str) -> str:
-    """The compatibility version whose libraries new expressions may use (semantics 5.4)."""
-    major, minor = library.version_tuple(version)
-    return f"{major}.{minor - 1}"
-
-
-def _compile_check(spec: Mapping[str, Any], version: str) -> validation.CompileCheck:
-    """Compile a policy's expressions as API validation does, and report each failure at its field."""
-    variables, vdecls, mdecls, adecls, cdecls = expression_declarations(spec, version, cel.check_expression)
-    declarations = {
-        cel.MATCH_CONDITION: cdecls,
-        cel.VALIDATION: vdecls,
-        cel.MESSAGE_EXPRESSION: mdecls,
-        cel.AUDIT_ANNOTATION: adecls,
-    }
-    variable_fields = {f"spec.variables[{i}].expression": compiled for i, (_, compiled) in enumerate(variables)}
-
-    def check(site: validation.ExpressionSite) -> validation.FieldError | None:
-        if site.kind == cel.VARIABLE:
-            compiled = variable_fields.get(site.field)
-            if compiled is None:
-                return None
-        else:
-            compiled = cel.check_expression(site.expression, site.kind, declarations[site.kind])
-        if compiled.error is None:
-            return None
-        return validation.invalid(site.field, site.value, compiled.error)
-
-    return check
-
-
 _ISSUE_AT = re.compile(r"ERROR: <input>:(\d+):(\d+):")
 
 
@@ -123,7 +91,7 @@ def _load_policy_docs(
 ) -> tuple[list[Loaded], list[Loaded]]:
     policies: list[Loaded] = []
     bindings: list[Loaded] = []
-    compat = _new_expressions_version(version)
+    compat = compiler.new_expressions_version(version)
     for doc in docs:
         if (unregistered := doc.version_problem(POLICY_VERSIONS)) is not None:
             problems.append(unregistered)
@@ -151,7 +119,7 @@ def _defaulted_and_validated(
         spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
         with validation.messages_for(library.version_tuple(version)):
             if is_policy:
-                errors = validation.validate_policy(obj, _compile_check(spec, compat))
+                errors = validation.validate_policy(obj, compiler.compile_check(spec, compat))
             else:
                 errors = validation.validate_binding(obj)
         doc.memo[key] = (obj, spec, errors)
@@ -235,7 +203,7 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
     policies, bindings = _load_policy_docs(policy_docs, version, problems, rejected)
     webhook_notes: list[str] = []
     hooks = webhooks.load(webhook_docs, version=version,
-                          compile_check=webhooks.compile_check_for(_new_expressions_version(version)),
+                          compile_check=webhooks.compile_check_for(compiler.new_expressions_version(version)),
                           problems=problems, rejected=rejected, field_problem=lambda d, e: _field_problem(d, e, {}),
                           notes=webhook_notes)
     kyverno_policies = kyverno.load_policies(kyverno_docs, table=table, problems=problems, rejected=rejected,

@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import cel, fast, reach, validator
+from . import cel, compiler, fast, reach
 from .documents import Document, Problem
 from .resources import ResourceTable
 from .schemas import KindSchema, SchemaSet
@@ -216,7 +216,7 @@ def _compile_all(spec: Mapping[str, Any], version: str, roots: TypedRoots,
     """Compile every expression with typed roots; variables typed by their own typed compile. ``library``:
     what of the library's functions the typed environment declares (see :func:`_library_use`)."""
     has_params = spec.get("paramKind") is not None
-    checking_library = validator.library_level(spec)  # where expressions that read no typed root are checked
+    checking_library = compiler.library_level(spec)  # where expressions that read no typed root are checked
     results: dict[str, cel.Compiled] = {}
     visible: list[tuple[str, ...]] = []
     plain_visible: list[tuple[str, ...]] = []  # the variables as typed where object, oldObject and params are dyn
@@ -308,7 +308,7 @@ def _selected_fields(name: str, spec: Mapping[str, Any], version: str) -> tuple[
     policy's expressions select, their elements' fields included (tries of field names, see
     :mod:`reach`), read from the programs evaluation runs (compiled once for both); WHOLE for both
     when an expression has no program."""
-    compiled = validator.compile_policy(name, spec, version).expressions
+    compiled = compiler.compile_policy(name, spec, version).expressions
     if any(c.program is None for c in compiled):
         return reach.WHOLE, reach.WHOLE
     roots = reach.of_programs([c.program for c in compiled], ("object", "oldObject", "params"), elements=True,
@@ -322,7 +322,7 @@ def _library_use(name: str, spec: Mapping[str, Any], version: str) -> bool | str
     True when an expression has none): the typed environments of a policy that calls none of its functions
     leave the library out, of one that calls only its comparisons and string() declare just those
     (:attr:`cel.Declarations.library`)."""
-    compiled = validator.compile_policy(name, spec, version).expressions
+    compiled = compiler.compile_policy(name, spec, version).expressions
     uses: set[bool | str] = set()
     for c in compiled:
         if c.program is None:

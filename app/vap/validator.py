@@ -1,4 +1,4 @@
-"""Compiling a policy once, and evaluating it for one (binding, param).
+"""Evaluating a compiled policy (:mod:`compiler`) for one (binding, param).
 
 Mirrors k8s.io/apiserver/pkg/admission/plugin/policy/validating/validator.go (Validate) and
 pkg/admission/plugin/webhook/matchconditions/matcher.go (matchConditions), with the lazy
@@ -7,15 +7,14 @@ composited variables of pkg/admission/plugin/cel/composition.go.
 
 from __future__ import annotations
 
-import functools
-import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from time import perf_counter
-from typing import Any, NamedTuple
+from typing import Any
 
-from . import cel, fast, limits, reach
+from . import cel, fast
 from .cel import library
+from .compiler import CompiledPolicy, PlannedValidation, trim_space
 from .fast import cost
 from .fast import kept as keeping
 
@@ -48,185 +47,6 @@ class AuditAnnotationResult:
     action: str  # publish | error | exclude
     value: str | None = None
     error: str | None = None
-
-
-@dataclass
-class CompiledPolicy:
-    """Every expression of a policy, compiled for evaluation."""
-
-    name: str
-    has_params: bool
-    variables: list[tuple[str, cel.Compiled]]
-    match_conditions: list[tuple[str, cel.Compiled]]
-    validations: list[tuple[Mapping[str, Any], cel.Compiled, cel.Compiled | None]]
-    audit_annotations: list[tuple[str, cel.Compiled]]
-    _pruners: tuple[Callable[[Any], Any] | None, ...] | None = field(
-        default=None, init=False, repr=False, compare=False
-    )
-
-    @functools.cached_property
-    def variable_map(self) -> dict[str, cel.Compiled]:
-        return dict(self.variables)
-
-    @functools.cached_property
-    def expressions(self) -> list[cel.Compiled]:
-        """Every compiled expression of the policy: variables, matchConditions, validations with their
-        messageExpressions, auditAnnotations."""
-        out = [c for _, c in self.variables] + [c for _, c in self.match_conditions]
-        out += [c for _, expr, msg in self.validations for c in (expr, msg) if c is not None]
-        return out + [c for _, c in self.audit_annotations]
-
-    @functools.cached_property
-    def reach(self) -> reach.Reach:
-        """What the policy's expressions read of their inputs (see :mod:`app.vap.reach`)."""
-        return reach.of_programs((c.program for c in self.expressions if c.program is not None), _ROOTS,
-                                 elements=True)
-
-    @property
-    def pruners(self) -> tuple[Callable[[Any], Any] | None, ...]:
-        """Functions cutting object, oldObject, request, params and namespaceObject down to what the
-        policy reads (see :meth:`reach.Reach.pruner`), None for a root it does not read; each the identity
-        while the fast paths are off (:mod:`app.vap.fast`)."""
-        if not fast.on:
-            return _WHOLE
-        made = self._pruners
-        if made is None:
-            made, final = self.reach.pruners(_PRUNER_ROOTS)
-            if final:
-                self._pruners = made
-        return made
-
-    @functools.cached_property
-    def uses_authorizer(self) -> bool:
-        return self.reach.uses("authorizer") or self.reach.uses("authorizer.requestResource")
-
-    @functools.cached_property
-    def counts_library_cost(self) -> bool:
-        """Whether an expression of the policy (a variable included) may call a library function that
-        charges a cost."""
-        return any(library.counts_library_cost(c.program) for c in self.expressions if c.program is not None)
-
-    @functools.cached_property
-    def validation_plan(self) -> tuple[PlannedValidation, ...]:
-        """Each validation with what its decision needs that no evaluation changes."""
-        return tuple(
-            PlannedValidation(index, validation, compiled, msg, _static_message(validation, compiled),
-                              str(validation.get("reason") or "Invalid"))
-            for index, (validation, compiled, msg) in enumerate(self.validations)
-        )
-
-    @functools.cached_property
-    def has_messages(self) -> bool:
-        return any(msg is not None for _, _, msg in self.validations)
-
-    @functools.cached_property
-    def message_readers(self) -> int:
-        """How many expressions and variables may be evaluated on the messageExpressions' values."""
-        return sum(msg is not None for _, _, msg in self.validations) + len(self.variables)
-
-    @functools.cached_property
-    def audit_shares_values(self) -> bool:
-        """Whether the auditAnnotations see the validations' values: they see the full Namespace and no
-        authorizer, which makes no difference when the policy reads neither."""
-        return not self.uses_authorizer and not self.reach.uses("namespaceObject")
-
-    @functools.cached_property
-    def validation_readers(self) -> int:
-        """How many expressions and variables may be evaluated on the validations' values: the
-        messageExpressions (which see no authorizer) and auditAnnotations too when they see the same."""
-        readers = len(self.validations) + len(self.variables)
-        if not self.uses_authorizer:
-            readers += self.message_readers - len(self.variables)
-        if self.audit_shares_values:
-            readers += len(self.audit_annotations)
-        return readers
-
-
-def _whole(value: Any) -> Any:
-    return value
-
-
-_WHOLE = (_whole,) * 5  # every input as it is
-_ROOTS = (*reach.PRUNED_ROOTS, "request", "authorizer", "authorizer.requestResource")
-_PRUNER_ROOTS = ("object", "oldObject", "request", "params", "namespaceObject")
-
-
-def expression_declarations(
-    spec: Mapping[str, Any], version: str, compile_variable: Callable[..., cel.Compiled] = cel.compile_expression
-) -> tuple[list[tuple[str, cel.Compiled]], cel.Declarations, cel.Declarations, cel.Declarations, cel.Declarations]:
-    """Compile the variables in order (with ``compile_variable``: :func:`cel.check_expression` when
-    nothing is to run); return them and the declarations of each expression kind."""
-    has_params = spec.get("paramKind") is not None
-    level = library_level(spec)
-    variables: list[tuple[str, cel.Compiled]] = []
-    visible: list[tuple[str, ...]] = []
-    for item in spec.get("variables") or []:
-        if not isinstance(item, Mapping):
-            continue
-        name = str(item.get("name") or "")
-        decls = cel.Declarations(version=version, params=has_params, variables=tuple(visible), library=level)
-        compiled = compile_variable(str(item.get("expression") or ""), cel.VARIABLE, decls)
-        variables.append((name, compiled))
-        visible = [v for v in visible if v[0] != name]
-        visible.append(cel.variable_declaration(name, compiled))
-    full = tuple(visible)
-    validation = cel.Declarations(version=version, params=has_params, variables=full, library=level)
-    message = cel.Declarations(version=version, params=has_params, authorizer=False, variables=full, library=level)
-    audit = cel.Declarations(version=version, params=has_params, variables=full, library=level)
-    match = cel.Declarations(version=version, params=has_params, variables=None, library=level)
-    return variables, validation, message, audit, match
-
-
-def library_level(spec: Mapping[str, Any]) -> bool | str:
-    """What of the library the environments a policy's expressions are checked and run in declare
-    (:func:`cel.library_level`, over every expression of the policy, so that they share one)."""
-    return cel.library_level(text for _, text in limits.spec_expressions(spec))
-
-
-def _cache_key(spec: Mapping[str, Any]) -> str:
-    return json.dumps(spec, sort_keys=True, default=str)
-
-
-def compile_policy(name: str, spec: Mapping[str, Any], version: str) -> CompiledPolicy:
-    """Compile a policy's expressions (cached on its spec and the Kubernetes version)."""
-    return _compile_policy(name, _cache_key(spec), version)
-
-
-@fast.memo(256)
-def _compile_policy(name: str, spec_json: str, version: str) -> CompiledPolicy:
-    spec = json.loads(spec_json)
-    variables, validation, message, audit, match = expression_declarations(spec, version)
-    conditions = [
-        (str(mc.get("name", "")), cel.compile_expression(str(mc.get("expression") or "").strip(),
-                                                          cel.MATCH_CONDITION, match))
-        for mc in spec.get("matchConditions") or []
-        if isinstance(mc, Mapping)
-    ]
-    validations = []
-    for v in spec.get("validations") or []:
-        if not isinstance(v, Mapping):
-            continue
-        expr = cel.compile_expression(str(v.get("expression") or ""), cel.VALIDATION, validation)
-        msg = None
-        if v.get("messageExpression"):
-            msg = cel.compile_expression(str(v["messageExpression"]), cel.MESSAGE_EXPRESSION, message)
-        validations.append((v, expr, msg))
-    annotations = [
-        (
-            str(a.get("key", "")),
-            cel.compile_expression(str(a.get("valueExpression") or ""), cel.AUDIT_ANNOTATION, audit),
-        )
-        for a in spec.get("auditAnnotations") or []
-        if isinstance(a, Mapping)
-    ]
-    return CompiledPolicy(
-        name=name,
-        has_params=spec.get("paramKind") is not None,
-        variables=variables,
-        match_conditions=conditions,
-        validations=validations,
-        audit_annotations=annotations,
-    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -418,11 +238,6 @@ def _variable_records(policy: CompiledPolicy, scopes: list[cel.VariableScope]) -
     return out
 
 
-def _trim(text: str) -> str:
-    return text.strip(" \t\n\r\v\f\u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
-                      "\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
-
-
 _NOTHING_COUNTED = library.CostTracker()  # never active: its library cost stays 0
 
 
@@ -583,17 +398,6 @@ def _audit(policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any], data
     out.audit_annotations = results
 
 
-class PlannedValidation(NamedTuple):
-    """A validation of a compiled policy, with what its decision needs that no evaluation changes."""
-
-    index: int
-    validation: Mapping[str, Any]
-    compiled: cel.Compiled
-    message_compiled: cel.Compiled | None
-    static_message: str  # the message of a false validation when no messageExpression gives one
-    reason: str
-
-
 def _decide(
     planned: PlannedValidation,
     rec: ExpressionRecord,
@@ -640,16 +444,10 @@ def _decide(
 def failure_message(planned: PlannedValidation, msg_rec: ExpressionRecord | None) -> str:
     """The message of a false validation: messageExpression, else message, else the expression."""
     if msg_rec is not None and msg_rec.error is None and isinstance(msg_rec.result, str):
-        message = _trim(msg_rec.result)
+        message = trim_space(msg_rec.result)
         if message and len(message.encode()) <= MESSAGE_EXPRESSION_MAX_BYTES and "\n" not in message:
             return message
     return planned.static_message
-
-
-def _static_message(validation: Mapping[str, Any], compiled: cel.Compiled) -> str:
-    """The message of a false validation without a messageExpression's: message, else the expression."""
-    message = _trim(str(validation["message"])) if validation.get("message") else ""
-    return message or "failed expression: " + _trim(compiled.expression)
 
 
 _OUTCOMES = {ADMIT: "pass", DENY: "fail", ERROR: "error"}
@@ -666,7 +464,7 @@ def _audit_result(
     if value is None:
         return AuditAnnotationResult(key, "exclude")
     if isinstance(value, str):
-        trimmed = _trim(value)
+        trimmed = trim_space(value)
         if not trimmed:
             return AuditAnnotationResult(key, "exclude", value="")
         return AuditAnnotationResult(key, "publish", value=trimmed)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from . import cel, validation, validator
+from . import cel, compiler, validation, validator
 from .dispatcher import EXCLUDED_REVIEWS
 from .documents import Document, Problem
 from .matching import NamespaceLookup, matches
@@ -589,7 +589,7 @@ def match_conditions(
 ) -> validator.ValidateResult:
     """Evaluate a webhook's matchConditions (no params, no variables, no namespaceObject; request.resource is the
     request's own resource) under its failurePolicy, as matchconditions.Matcher does."""
-    compiled = validator.compile_policy(name, {"matchConditions": conditions}, version)
+    compiled = compiler.compile_policy(name, {"matchConditions": conditions}, version)
     req = request_value(attrs, resource=resource, kind=kind)
     original = {"group": attrs.resource.group, "version": attrs.resource.version, "resource": attrs.resource.resource}
     inv = validator.Invocation(
@@ -652,7 +652,7 @@ def compile_check_for(version: str) -> Callable[[str], validation.CompileCheck]:
 
     def for_version(_: str) -> validation.CompileCheck:
         def check(site: validation.ExpressionSite) -> FieldError | None:
-            # declared as evaluation declares it (validator.expression_declarations), for a webhook of one
+            # declared as evaluation declares it (compiler.expression_declarations), for a webhook of one
             # matchCondition: the check is the one evaluation reuses
             site_decls = replace(decls, library=cel.library_level([site.expression]))
             compiled = cel.check_expression(site.expression, cel.MATCH_CONDITION, site_decls)

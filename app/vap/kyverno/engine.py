@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import validator, webhooks
+from .. import compiler, validator, webhooks
 from ..dispatcher import Cluster, reduced_namespace
 from ..matching import SelectorError, describe_selector, matches, selector_matches
 from ..request import Attributes
@@ -201,7 +201,7 @@ def _validate_cel(
     cel = validate.get("cel") if isinstance(validate.get("cel"), Mapping) else {}
     resource = req.new if req.new is not None else req.old
     spec, has_param = cel_spec(rule)
-    compiled = validator.compile_policy(f"{policy_name}/{name}", spec, version)
+    compiled = compiler.compile_policy(f"{policy_name}/{name}", spec, version)
     record["compileErrors"] = [
         {"field": f, "error": c.error} for f, c in compiled_fields(compiled) if c.error is not None
     ]

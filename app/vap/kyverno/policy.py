@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .. import validation, validator
+from .. import compiler, validation
 from ..documents import Document, Problem
 from ..resources import ResourceTable
 from ..validation import FieldError
@@ -327,7 +327,7 @@ def cel_spec(rule: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
     return spec, has_param
 
 
-def compiled_fields(compiled: validator.CompiledPolicy) -> list[tuple[str, Any]]:
+def compiled_fields(compiled: compiler.CompiledPolicy) -> list[tuple[str, Any]]:
     out: list[tuple[str, Any]] = []
     out += [(f"celPreconditions[{i}].expression", c) for i, (_, c) in enumerate(compiled.match_conditions)]
     out += [(f"validate.cel.variables[{i}].expression", c) for i, (_, c) in enumerate(compiled.variables)]
@@ -349,7 +349,7 @@ def _compile_warnings(doc: Document, obj: dict[str, Any], version: str,
         if not isinstance(validate.get("cel"), Mapping):
             continue
         spec, _ = cel_spec(rule)
-        compiled = validator.compile_policy(f"{doc.name}/{rule.get('name')}", spec, version)
+        compiled = compiler.compile_policy(f"{doc.name}/{rule.get('name')}", spec, version)
         for field, c in compiled_fields(compiled):
             if c.error is None:
                 continue
