@@ -1,12 +1,23 @@
 # Admission Playground served by gunicorn.
-FROM python:3.11-slim
-WORKDIR /srv/playground
-COPY pyproject.toml README.md ./
+# Two stages: the first builds the wheel from the sources (it carries the templates and static files inside the
+# package), the second installs that wheel and nothing of the checkout.
+FROM python:3.11-slim AS build
+WORKDIR /src
+COPY pyproject.toml setup.py MANIFEST.in README.md ./
 COPY app ./app
 COPY templates ./templates
 COPY static ./static
-RUN pip install --no-cache-dir -e . \
-    && useradd --system --no-create-home playground
+RUN pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .
+
+FROM python:3.11-slim
+COPY --from=build /wheels /tmp/wheels
+RUN pip install --no-cache-dir /tmp/wheels/*.whl \
+    && rm -rf /tmp/wheels \
+    && useradd --system --no-create-home playground \
+    && mkdir -p /srv/playground/data \
+    && chown playground /srv/playground/data
+# The working folder holds only data/, where shared scenarios are kept (SQLite, unless DATABASE_URL is set).
+WORKDIR /srv/playground
 USER playground
 EXPOSE 8000
 CMD ["gunicorn", "--config", "python:app.gunicorn_conf", "--bind", "0.0.0.0:8000", "app:create_app()"]
