@@ -5,7 +5,8 @@ evaluation cold and warm and the part of it spent evaluating expressions (:mod:`
 and the bare CEL engine on the same expressions and inputs (:mod:`benchmarks.bare`); then, under
 gunicorn with concurrent clients, the API's round-trip latency per scenario, the throughput of warm
 evaluations across the workers and each worker's peak memory (:mod:`benchmarks.server`). It prints a
-table and the targets, and writes everything as JSON. Playground and bare engine runs alternate, so
+table and the targets, and writes everything as JSON (the default file's figures are then shown in
+docs/benchmark.md, through :mod:`benchmarks.report`). Playground and bare engine runs alternate, so
 both see the same machine load, and each side's cold run starts after a full collection of garbage (so
 from the same state of the processor's caches); every number is a median of repeats.
 """
@@ -25,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import bare, core, scenarios, server
+from . import bare, core, report, scenarios, server
 
 DEFAULT_JSON = Path(__file__).resolve().parent / "results.json"
 
@@ -295,6 +296,9 @@ def main(argv: list[str] | None = None) -> int:
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(result, indent=2) + "\n")
     print(f"\nwritten to {args.json}")
+    if args.json.resolve() == DEFAULT_JSON and report.DOCS.exists():
+        report.write(DEFAULT_JSON, report.DOCS)  # the page's table is made from the results file, never by hand
+        print(f"and shown in {report.DOCS}")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""The JSON API over HTTP: status codes and the response contract of DESIGN.md."""
+"""The JSON API over HTTP: status codes and the response contract of docs/api.md."""
 
 from __future__ import annotations
 

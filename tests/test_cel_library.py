@@ -1,9 +1,9 @@
 """Table tests of the CEL environment: Kubernetes libraries, extensions and core CEL.
 
 The cases live in tests/cel_cases/*.yaml (format and helpers in tests/cel_cases/__init__.py): facts
-from the Kubernetes library tests (k8s.io/apiserver/pkg/cel/library/*_test.go), from semantics.md
-section 5, and from the CEL specification's conformance data (cel-spec tests/simple/testdata), run
-through the engine adapter.
+from the Kubernetes library tests (k8s.io/apiserver/pkg/cel/library/*_test.go), from the libraries' code
+and the environment kube-apiserver builds per version (k8s.io/apiserver/pkg/cel/environment/base.go), and
+from the CEL specification's conformance data (cel-spec tests/simple/testdata), run through the engine adapter.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Defaulting and API validation of VAP objects: exact apiserver messages (semantics.md sections 6 and 7)."""
+"""Defaulting and API validation of VAP objects: exact apiserver messages (pkg/apis/admissionregistration/v1/defaults.go
+and pkg/apis/admissionregistration/validation/validation.go in kubernetes/kubernetes)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from app import examples, vap, web
 DENIAL = (
     "ValidatingAdmissionPolicy 'demo.example.com' with binding 'demo-binding' denied request: replicas <b>6</b> > 5"
 )
-# A response in the shape of DESIGN.md, exercising every part of the result partial.
+# A response in the shape docs/api.md gives, exercising every part of the result partial.
 SAMPLE = {
     "allowed": False,
     "status": {

@@ -4,8 +4,10 @@ A case file is ``{defaults: {...}, cases: [...]}``; each case has ``expr`` and o
 (expected result), ``error`` (run-time error; the text must contain it) or ``compile_error`` (the
 compile error detail must contain it); optional ``vars`` (activation), ``version`` and ``kind``
 (variable, validation, messageExpression ...), and ``source`` (where the fact comes from). The facts
-come from the Kubernetes library tests (k8s.io/apiserver/pkg/cel/library/*_test.go), semantics.md
-section 5 and the CEL specification's conformance data (cel-spec tests/simple/testdata).
+come from the Kubernetes library tests (k8s.io/apiserver/pkg/cel/library/*_test.go), the libraries' own
+code and doc comments, the environment kube-apiserver builds per version (k8s.io/apiserver/pkg/cel/environment/base.go,
+k8s.io/apiserver/pkg/admission/plugin/cel/compile.go) and the CEL specification's conformance data (cel-spec
+tests/simple/testdata).
 """
 
 from __future__ import annotations
