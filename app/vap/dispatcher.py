@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import compiler, fast, validator
+from .decision import namespace_not_found
 from .matching import matches
 from .params import ParamError, collect_params
 from .request import Attributes, request_value
@@ -27,8 +27,6 @@ VALIDATION_FAILURE_KEY = "validation.policy.admission.k8s.io/validation_failure"
 # before, each failure wrote its own one-entry annotation and only the first was kept.
 AGGREGATED_AUDIT_FAILURES_SINCE = (1, 37)
 MAX_VALIDATION_FAILURES = 50
-_REASON_CODES = {"Forbidden": 403, "Unauthorized": 401, "RequestEntityTooLarge": 413, "Invalid": 422}
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 # Requests kube-apiserver never sends to ValidatingAdmissionPolicy (semantics §0): the review resources
@@ -410,12 +408,6 @@ def _dispatch_binding(
     return brecord
 
 
-def namespace_not_found(name: str) -> dict[str, Any]:
-    """The NotFound status of a Namespace lookup that failed (apierrors.NewNotFound)."""
-    return {"code": 404, "reason": "NotFound", "message": f'namespaces "{name}" not found',
-            "details": {"name": name, "kind": "namespaces"}}
-
-
 def _gvk_text(kind: GroupVersionKind) -> str:
     return f"{kind.group + '/' if kind.group else ''}{kind.version} {kind.kind}"
 
@@ -453,51 +445,8 @@ def _truncate_bytes(text: str, limit: int) -> str:
 
 
 def _add_warning(outcome: Outcome, text: str) -> None:
-    """Record a warning in the order the dispatcher adds it; finish_warnings turns them into headers."""
+    """Record a warning in the order the dispatcher adds it; decision.finish_warnings turns them into headers."""
     outcome.warnings.append(text)
-
-
-# The apiserver's warning recorder (endpoints/filters/warning.go): once the texts written exceed
-# 4096 runes, every warning (earlier ones replayed) is cut to 256 runes, and no more are added once
-# the cut texts reach 4096 runes again.
-_TRUNCATE_AT_TOTAL_RUNES = 4096
-_TRUNCATE_ITEM_RUNES = 256
-
-
-def _header_text_ok(text: str) -> bool:
-    """net.NewWarningHeader refuses a text with a control character (Unicode category Cc)."""
-    return not _CONTROL.search(text)
-
-
-def finish_warnings(warnings: list[str]) -> list[str]:
-    """Replay the warnings through the apiserver's recorder: dedupe, drop unwritable ones, truncate."""
-    recorded: set[str] = set()
-    ordered: list[str] = []
-    headers: list[str] = []
-    written = 0
-    truncating = False
-    for text in warnings:
-        if not text or (truncating and written >= _TRUNCATE_AT_TOTAL_RUNES) or text in recorded:
-            continue
-        recorded.add(text)
-        ordered.append(text)
-        if truncating and len(text) > _TRUNCATE_ITEM_RUNES:
-            text = text[:_TRUNCATE_ITEM_RUNES]
-        if not _header_text_ok(text):
-            continue
-        if written + len(text) <= _TRUNCATE_AT_TOTAL_RUNES or truncating:
-            written += len(text)
-            headers.append(text)
-            continue
-        truncating = True
-        written = 0
-        headers = []
-        for earlier in ordered:
-            cut = earlier[:_TRUNCATE_ITEM_RUNES]
-            if _header_text_ok(cut):
-                written += len(cut)
-                headers.append(cut)
-    return headers
 
 
 def go_json(value: Any) -> str:
@@ -505,40 +454,3 @@ def go_json(value: Any) -> str:
     text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
     return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
-
-
-def reason_to_code(reason: str | None) -> int:
-    return _REASON_CODES.get(reason or "Invalid", 422)
-
-
-def denial_status(outcome: Outcome, attrs: Attributes) -> dict[str, Any] | None:
-    """Build the Status of the response from the first denial, as the apiserver does."""
-    if not outcome.denials:
-        return None
-    first = outcome.denials[0]
-    if first.binding is not None:
-        inner = (f"ValidatingAdmissionPolicy '{first.policy}' with binding '{first.binding}' "
-                 f"denied request: {first.decision.message}")
-    else:
-        inner = f"ValidatingAdmissionPolicy '{first.policy}' denied request: {first.decision.message}"
-    resource = attrs.resource.resource + (f".{attrs.resource.group}" if attrs.resource.group else "")
-    name = attrs.name
-    if not name:  # admission.extractResourceName: the new object's name or generateName, else "Unknown"
-        meta = attrs.object.get("metadata") if isinstance(attrs.object, Mapping) else None
-        meta = meta if isinstance(meta, Mapping) else {}
-        name = str(meta.get("name") or meta.get("generateName") or "Unknown")
-    reason = first.decision.reason or "Invalid"
-    code = reason_to_code(first.decision.reason)
-    return {
-        "kind": "Status",
-        "apiVersion": "v1",
-        "metadata": {},
-        "status": "Failure",
-        "message": f'{resource} "{name}" is forbidden: {inner}',
-        "reason": reason,
-        # StatusDetails fields are omitempty in the apiserver's JSON
-        "details": {k: v for k, v in (("name", name), ("group", attrs.resource.group),
-                                      ("kind", attrs.resource.resource)) if v}
-        | {"causes": [{"message": inner}]},
-        "code": code,
-    }

@@ -12,9 +12,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from . import admission, compiler, kyverno, limits, rbac, validation, webhooks
+from . import admission, compiler, decision, kyverno, limits, rbac, validation, webhooks
+from .admission import Stored
 from .cel import library
-from .dispatcher import Cluster, Loaded, denial_status, dispatch, finish_warnings
+from .dispatcher import Cluster, Loaded
 from .documents import PANES, Document, Problem, load_pane
 from .params import param_kind_matches
 from .request import build_attributes, request_value
@@ -240,25 +241,14 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
         response["request"] = None
         response["notes"] = []
         return response
-    cluster = Cluster(table=table, namespaces=namespaces, objects=objects, assume_namespaces=not namespaces)
-    outcome = dispatch(
-        policies=policies,
-        bindings=bindings,
-        attrs=attrs,
-        cluster=cluster,
-        version=version,
-        param_scope=_param_scope(table, objects),
-        authorizer=_authorizer(attrs.user_info, authorization.rbac),
+    stored = Stored(
+        version=version, table=table,
+        cluster=Cluster(table=table, namespaces=namespaces, objects=objects, assume_namespaces=not namespaces),
+        policies=tuple(policies), bindings=tuple(bindings), hooks=tuple(hooks),
+        kyverno_policies=tuple(kyverno_policies), param_scope=_param_scope(table, objects),
+        authorizer=_authorizer(attrs.user_info, authorization.rbac), type_checking=type_checking,
+        refused_policies={r["name"]: r["message"] for r in rejected if r["kind"] == "ValidatingAdmissionPolicy"},
     )
-    rejected_policies = {r["name"]: r["message"] for r in rejected if r["kind"] == "ValidatingAdmissionPolicy"}
-    for record in outcome.policies:
-        if record["name"] in type_checking:
-            record["typeChecking"] = type_checking[record["name"]]
-        if record.get("missing") and record["name"] in rejected_policies:
-            record["explanation"] = [
-                "the policy failed API validation, so the apiserver would not have stored it: "
-                + rejected_policies[record["name"]]
-            ]
     notes = list(attrs.notes) + authorization.notes + webhook_notes
     if object_doc is not None and (webhooks.is_webhook_doc(object_doc) or kyverno.is_kyverno_doc(object_doc)):
         notes.append(f"the {object_doc.kind} in the Object pane is the object of the request; paste the "
@@ -266,31 +256,43 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
     if not namespaces and attrs.namespace:
         notes.append(f"no Namespace given: namespace {attrs.namespace!r} is taken to exist with only its "
                      "kubernetes.io/metadata.name label")
-    if outcome.request_error is not None:
-        response["allowed"] = False
-        response["status"] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                              **outcome.request_error}
-    else:
-        status = denial_status(outcome, attrs)
-        response["allowed"] = status is None
-        response["status"] = status
-    response["warnings"] = finish_warnings(outcome.warnings)
-    response["auditAnnotations"] = outcome.audit_annotations
-    response["policies"] = outcome.policies
+    state = admission.run(stored, attrs)
     response["problems"] = [p.to_json() for p in problems]
-    response["request"] = request_value(attrs, resource=attrs.resource, kind=attrs.kind)
-    response["object"] = attrs.object
-    response["oldObject"] = attrs.old_object
-    response["notes"] = notes
-    if hooks or kyverno_policies:
-        others = admission.run(hooks, kyverno_policies, attrs, cluster=cluster, table=table, version=version,
-                               authorizer=_authorizer(attrs.user_info, authorization.rbac))
-        admission.combine(response, others)
-        response["warnings"] = finish_warnings(response["warnings"])
-    if len(outcome.denials) > 1:
+    response.update(_decided(state, stored, notes))
+    return response
+
+
+def _decided(state: admission.RequestState, stored: admission.Stored, notes: list[str]) -> dict[str, Any]:
+    """The response's decision and records, from what each stage of the chain recorded."""
+    mutating, policies, validating = (state.stage(stage.plugin) for stage in admission.STAGES)
+    assert mutating is not None and policies is not None and validating is not None
+    ended = state.ended_by
+    attrs = state.attrs
+    webhook_records = [*mutating.details["webhooks"], *validating.details["webhooks"]]
+    unknown = [r for r in webhook_records if r["called"] and r.get("reached", True) and r["outcome"] == "called"]
+    if unknown and ended is None:
+        notes.append("the request would be sent to " + ", ".join(repr(r["name"]) for r in unknown) + ": the "
+                     "playground never calls a webhook, so this decision assumes each of them allows the request")
+    if policies.details["denials"] > 1:
         notes.append("several denials: kube-apiserver reports one of them, in no defined order; "
                      "the playground reports the first by policy, binding and param name")
-    return response
+    out: dict[str, Any] = {
+        "allowed": ended is None,
+        "status": ended.status if ended is not None else None,
+        "warnings": decision.finish_warnings([w for stage in state.stages for w in stage.warnings]),
+        "auditAnnotations": dict(policies.audit_annotations),
+        "policies": policies.details["policies"],
+        "webhooks": webhook_records,
+        "kyverno": validating.details["kyverno"],
+        "request": request_value(attrs, resource=attrs.resource, kind=attrs.kind),
+        "object": attrs.object,
+        "oldObject": attrs.old_object,
+        "notes": notes,
+    }
+    if stored.hooks or stored.kyverno_policies:
+        out["admission"] = {"stages": [stage.to_json() for stage in state.stages],
+                            "decidedBy": ended.decided_by if ended is not None else None}
+    return out
 
 
 def _authorizer(user_info: Mapping[str, Any], cluster_rbac: rbac.RBAC) -> Any:

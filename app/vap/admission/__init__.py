@@ -1,0 +1,9 @@
+"""The admission chain (:mod:`.chain`): every admission plugin the playground reproduces, one module
+each, in kube-apiserver's order, over the values of :mod:`.state`."""
+
+from __future__ import annotations
+
+from .chain import STAGES, run
+from .state import RequestState, StageRecord, Stored
+
+__all__ = ["STAGES", "RequestState", "StageRecord", "Stored", "run"]

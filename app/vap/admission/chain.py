@@ -1,0 +1,44 @@
+"""The admission chain: the stages of kube-apiserver's request path, run in their real order.
+
+A write request goes, in kube-apiserver, through: decoding the body into the kind's object; the
+scheme's defaults and the registry strategy's create or update steps; mutating admission (the built-in
+mutating plugins, MutatingAdmissionPolicy, then MutatingAdmissionWebhook); schema validation;
+validating admission (ValidatingAdmissionPolicy, then ValidatingAdmissionWebhook); and the decision
+(k8s.io/apiserver/pkg/endpoints/handlers/create.go and update.go; the plugin order is
+pkg/kubeapiserver/options/plugins.go). The playground decodes the request in :mod:`app.vap.request`
+and runs the admission plugins below, each a module named after it. Defaulting, the strategies and the
+other mutating plugins have their place between decoding and the first stage here: they are not
+reproduced yet, so the policies see the object as it was pasted.
+
+Each stage takes the request state and returns its record; the first stage that fails the request
+ends it, and every later stage is recorded as not reached. The response is built from these records
+(:mod:`app.vap.evaluate`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+from ..request import Attributes
+from . import mutating_webhook, validating_policy, validating_webhook
+from .state import RequestState, StageRecord, Stored
+
+
+class Stage(NamedTuple):
+    plugin: str
+    admit: Callable[[RequestState, Stored], StageRecord]
+    not_reached: Callable[[RequestState, Stored], StageRecord]
+
+
+STAGES = tuple(Stage(m.PLUGIN, m.admit, m.not_reached)
+               for m in (mutating_webhook, validating_policy, validating_webhook))
+
+
+def run(stored: Stored, attrs: Attributes) -> RequestState:
+    """Send the decoded request down the chain; return its state with a record of every stage."""
+    state = RequestState(attrs)
+    for stage in STAGES:
+        record = stage.admit(state, stored) if state.ended_by is None else stage.not_reached(state, stored)
+        state = state.then(record)
+    return state
