@@ -16,6 +16,9 @@ from app import create_app
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 
+# The table tests' assertions live in this helper module: pytest shows their values as it does a test's.
+pytest.register_assert_rewrite("tests.scenario_runner")
+
 
 @pytest.fixture
 def app():
@@ -25,6 +28,13 @@ def app():
 @pytest.fixture
 def client(app):
     return app.test_client()
+
+
+@pytest.fixture(scope="module")
+def module_client():
+    """One test app's client for a whole test module, for tests that change nothing in the app (the table
+    tests of tests/scenarios/ and tests/admission_scenarios/ post to it and read pages)."""
+    return create_app({"TESTING": True}).test_client()
 
 
 def fixture_path(*parts: str) -> str:
