@@ -1,15 +1,17 @@
-"""Entry point of the core: an API request body in, the API response out.
+"""Entry point of the core: a scenario in, kube-apiserver's answer out.
 
-Stages, as the apiserver has them: load the panes, sort documents by kind, default and validate
-policies and bindings (an invalid one is never stored, so never evaluated), build the request,
-then dispatch (match, params, compile, validate, route) and form the response.
+In order: read the panes and sort their documents by kind; what the cluster stores, as API validation
+leaves it (policies and bindings defaulted and validated, webhook configurations, Kyverno policies,
+RBAC objects: a refused one takes no part); decode the request (:mod:`request`); send it down the
+admission chain (:mod:`admission`); and form the response from what each stage recorded
+(:mod:`result`). :func:`evaluate` is the same with the JSON API's body and response.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from . import admission, compiler, decision, kyverno, limits, rbac, validation, webhooks
@@ -20,51 +22,25 @@ from .documents import PANES, Document, Problem, load_pane
 from .params import param_kind_matches
 from .request import build_attributes, request_value
 from .resources import ResourceTable, builtin_table
+from .result import Response
+from .scenario import InputError, Scenario, check_payload, payload_from_body
 from .schemas import schema_set
 from .typecheck import check_policies, object_problems
+
+# (the body's checks live with the scenario; the web layer finds them here too)
+__all__ = ["InputError", "check_payload", "evaluate", "payload_from_body", "respond"]
 
 ADMISSION_GROUP = "admissionregistration.k8s.io"
 POLICY_KINDS = {"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"}
 POLICY_VERSIONS = ("v1", "v1beta1", "v1alpha1")
 
 
-class InputError(ValueError):
-    """A request body the API refuses (HTTP 400): not an object, or a field of the wrong type."""
-
-
 def _is_policy_doc(doc: Document) -> bool:
     return doc.kind in POLICY_KINDS and doc.api_version.startswith(ADMISSION_GROUP + "/")
 
 
-def payload_from_body(raw: bytes) -> Any:
-    """The JSON API request body as a value (its encoding detected as JSON allows); InputError (400)
-    when it is not JSON. The value is then checked by :func:`check_payload`."""
-    try:
-        payload = json.loads(raw) if raw.strip() else None
-    except RecursionError:  # nesting deeper than the JSON decoder goes
-        raise InputError("the request body is JSON nested too deeply to read") from None
-    except ValueError:  # not JSON, or not in an encoding JSON allows
-        payload = None
-    if payload is None:
-        raise InputError("the request body must be JSON (an object with a `policy` field and the other panes)")
-    return payload
-
-
-def check_payload(payload: Any) -> None:
-    """Raise InputError when the body is not an API request (400), naming the field."""
-    if not isinstance(payload, Mapping):
-        raise InputError("the request body must be a JSON object")
-    for pane in PANES:
-        value = payload.get(pane)
-        if value is not None and not isinstance(value, (str, dict, list)):
-            raise InputError(f"field {pane!r} must be YAML or JSON text, or a JSON object or array")
-    version = payload.get("kubernetesVersion")
-    if version is not None and not isinstance(version, str):
-        raise InputError("field 'kubernetesVersion' must be a string such as \"1.34\"")
-
-
-def _version(payload: Mapping[str, Any], problems: list[Problem]) -> str:
-    version = payload.get("kubernetesVersion") or library.DEFAULT_VERSION
+def _version(scenario: Scenario, problems: list[Problem]) -> str:
+    version = scenario.kubernetes_version or library.DEFAULT_VERSION
     version = version.lstrip("v")
     version = ".".join(version.split(".")[:2])
     if version not in library.SUPPORTED_VERSIONS:
@@ -143,14 +119,19 @@ def _param_scope(table: ResourceTable, objects: list[Any]) -> Any:
 
 
 def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
-    """Evaluate one scenario (the JSON API body) and return the JSON API response."""
-    check_payload(payload)
+    """Evaluate one scenario given as the JSON API body and return the JSON API response; InputError when the
+    body is not an API request."""
+    return respond(Scenario.from_json(payload)).to_json()
+
+
+def respond(scenario: Scenario) -> Response:
+    """What kube-apiserver would answer in the scenario."""
     problems: list[Problem] = []
-    version = _version(payload, problems)
+    version = _version(scenario, problems)
     panes: dict[str, list[Document]] = {}
     usage = limits.Usage()  # one budget of values, aliases and expressions for the whole scenario
     for pane in PANES:
-        docs, pane_problems = load_pane(pane, payload.get(pane), usage)
+        docs, pane_problems = load_pane(pane, scenario.pane(pane), usage)
         panes[pane] = docs
         problems.extend(pane_problems)
     unreadable = bool(problems)
@@ -223,24 +204,9 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
     )
     if not usage.exceeded:  # panes left unread after a bound was exceeded would only add noise here
         problems.extend(request_problems)
-    response: dict[str, Any] = {
-        "allowed": True,
-        "status": None,
-        "warnings": [],
-        "auditAnnotations": {},
-        "policies": [],
-        "problems": [],
-        "kubernetesVersion": version,
-        "rejected": rejected,
-        "webhooks": [],
-        "kyverno": [],
-    }
     if unreadable or attrs is None or any(p.severity == "error" and p.pane == "request" for p in problems):
         # A pane that cannot be read, or no request: evaluating the rest would mislead; say so.
-        response["problems"] = [p.to_json() for p in problems]
-        response["request"] = None
-        response["notes"] = []
-        return response
+        return Response(version, tuple(problems), tuple(rejected))
     stored = Stored(
         version=version, table=table,
         cluster=Cluster(table=table, namespaces=namespaces, objects=objects, assume_namespaces=not namespaces),
@@ -257,12 +223,11 @@ def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
         notes.append(f"no Namespace given: namespace {attrs.namespace!r} is taken to exist with only its "
                      "kubernetes.io/metadata.name label")
     state = admission.run(stored, attrs)
-    response["problems"] = [p.to_json() for p in problems]
-    response.update(_decided(state, stored, notes))
-    return response
+    return _decided(state, stored, Response(version, tuple(problems), tuple(rejected), evaluated=True), notes)
 
 
-def _decided(state: admission.RequestState, stored: admission.Stored, notes: list[str]) -> dict[str, Any]:
+def _decided(state: admission.RequestState, stored: admission.Stored, response: Response,
+             notes: list[str]) -> Response:
     """The response's decision and records, from what each stage of the chain recorded."""
     mutating, policies, validating = (state.stage(stage.plugin) for stage in admission.STAGES)
     assert mutating is not None and policies is not None and validating is not None
@@ -276,23 +241,23 @@ def _decided(state: admission.RequestState, stored: admission.Stored, notes: lis
     if policies.details["denials"] > 1:
         notes.append("several denials: kube-apiserver reports one of them, in no defined order; "
                      "the playground reports the first by policy, binding and param name")
-    out: dict[str, Any] = {
-        "allowed": ended is None,
-        "status": ended.status if ended is not None else None,
-        "warnings": decision.finish_warnings([w for stage in state.stages for w in stage.warnings]),
-        "auditAnnotations": dict(policies.audit_annotations),
-        "policies": policies.details["policies"],
-        "webhooks": webhook_records,
-        "kyverno": validating.details["kyverno"],
-        "request": request_value(attrs, resource=attrs.resource, kind=attrs.kind),
-        "object": attrs.object,
-        "oldObject": attrs.old_object,
-        "notes": notes,
-    }
-    if stored.hooks or stored.kyverno_policies:
-        out["admission"] = {"stages": [stage.to_json() for stage in state.stages],
-                            "decidedBy": ended.decided_by if ended is not None else None}
-    return out
+    return replace(
+        response,
+        allowed=ended is None,
+        status=ended.status if ended is not None else None,
+        warnings=tuple(decision.finish_warnings([w for stage in state.stages for w in stage.warnings])),
+        audit_annotations=policies.audit_annotations,
+        policies=tuple(policies.details["policies"]),
+        webhooks=tuple(webhook_records),
+        kyverno=tuple(validating.details["kyverno"]),
+        request=request_value(attrs, resource=attrs.resource, kind=attrs.kind),
+        object=attrs.object,
+        old_object=attrs.old_object,
+        notes=tuple(notes),
+        admission=({"stages": [stage.to_json() for stage in state.stages],
+                    "decidedBy": ended.decided_by if ended is not None else None}
+                   if stored.hooks or stored.kyverno_policies else None),
+    )
 
 
 def _authorizer(user_info: Mapping[str, Any], cluster_rbac: rbac.RBAC) -> Any:
