@@ -2,15 +2,18 @@
 ValidatingAdmissionPolicy admission would do with a request.
 
 This module holds only the Flask app factory; the policy logic lives in the
-pure core, :mod:`app.vap`, which imports no Flask.
+pure core, :mod:`app.vap`, which imports no Flask. Importing this package loads
+no Flask either: the factory imports the web layer when it runs, so the core,
+the command line and the evaluation workers (app/isolation.py) stay without it.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from flask import Flask
+if TYPE_CHECKING:
+    from flask import Flask
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 # The page's templates/ and static/: inside the package in an installed wheel (the build copies them there,
@@ -29,6 +32,11 @@ TESTING_DEFAULTS = {"EVALUATION_ISOLATION": "inline", "RATE_LIMIT_ENABLED": Fals
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Create and configure the playground application."""
+    from flask import Flask
+
+    from . import api, bodies, evaluations, isolation, ratelimit, security, shares, testcases, web, workshop
+    from .vap.limits import Limits
+
     app = Flask(
         __name__,
         template_folder=_page_folder("templates"),
@@ -45,9 +53,6 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         SCENARIO_MAX_BYTES=256 * 1024,
     )
     # Bounds on untrusted input (README "Limits"): the loader's, the evaluation workers', the rate limits.
-    from . import bodies, isolation, ratelimit, security
-    from .vap.limits import Limits
-
     app.config.from_mapping(Limits().as_config(), **isolation.CONFIG_DEFAULTS, **ratelimit.CONFIG_DEFAULTS)
     if test_config is None:
         app.config.from_prefixed_env("PLAYGROUND")
@@ -60,15 +65,11 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     security.init_app(app)
     bodies.init_app(app)
     ratelimit.init_app(app)
-    isolation.init_app(app)
-
-    from . import api, shares, web
+    evaluations.init_app(app)
 
     app.register_blueprint(api.bp)
     app.register_blueprint(shares.bp)
-    app.register_blueprint(web.bp)
-    from . import testcases, workshop
-
+    app.register_blueprint(web.bp)  # with the routes of its form's Share, Import and Export (app/shares.py)
     app.register_blueprint(testcases.bp)
     app.register_blueprint(workshop.bp)
     return app

@@ -10,23 +10,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from . import testrun
-from .vap import evaluate
+from .vap import evaluate, kubectl
+from .vap.documents import PANES
 from .vap.evaluate import InputError
 
-_FILE_OPTIONS = (
-    ("policy", "--policy"),
-    ("binding", "--binding"),
-    ("params", "--params"),
-    ("object", "--object"),
-    ("oldObject", "--old-object"),
-    ("namespace", "--namespace"),
-    ("request", "--request"),
-)
+# (pane, option): a file option a pane, --old-object for oldObject
+_FILE_OPTIONS = tuple((pane, "--" + re.sub(r"(?<=[a-z])([A-Z])", lambda m: "-" + m[1].lower(), pane))
+                      for pane in PANES)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -59,17 +55,6 @@ def _read(path: str) -> str:
         return f.read()
 
 
-def _kubectl_line(status: dict[str, Any]) -> str:
-    """Render a denial the way kubectl prints it."""
-    details = status.get("details") or {}
-    if status.get("code") == 422 and details:
-        causes = "; ".join(c.get("message", "") for c in details.get("causes") or [])
-        return f'The {details.get("kind")} "{details.get("name")}" is invalid: : {causes}'
-    if not status.get("reason"):  # a webhook's refusal carries no reason
-        return f"Error from server: {status.get('message')}"
-    return f"Error from server ({status.get('reason')}): {status.get('message')}"
-
-
 def _text(result: dict[str, Any]) -> str:
     """Render the outcome for a terminal: the decision, the apiserver's message, kubectl's view."""
     lines = []
@@ -77,7 +62,7 @@ def _text(result: dict[str, Any]) -> str:
     if status:
         lines.append(f"DENIED {status.get('code')} {status.get('reason') or ''}".rstrip())
         lines.append(str(status.get("message")))
-        lines.append("kubectl: " + _kubectl_line(status))
+        lines.append("kubectl: " + kubectl.error_message(status))
     elif result.get("request") is None:
         lines.append("NOT EVALUATED: the input has problems")
     else:

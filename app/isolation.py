@@ -15,10 +15,13 @@ of its own, since a kernel that schedules sessions as groups weighs nice only wi
 that it cannot take the processor from the quick evaluations of other users; when it finishes its
 worker gets its priority back and stays (keeping what it compiled), or, where the server may not raise
 a priority (neither root nor CAP_SYS_NICE), is retired. Besides evaluations, workers run test cases,
-suites, workshop checks and the reading of scenario files (JOBS), under the same bounds.
+suites, workshop checks and the reading of scenario files (app/jobs.py), under the same bounds.
 
 EVALUATION_ISOLATION = "inline" evaluates in the server process instead, with the loader's bounds
 but no time or memory bound: for tests that stand in for the core, and for trusted local use.
+
+This module imports no Flask, and nothing that does: it is what the fork server and the workers load.
+The web layer reaches it through app/evaluations.py, which reads the settings from the app.
 """
 
 from __future__ import annotations
@@ -33,18 +36,14 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
-from flask import Flask, current_app
-
-from . import vap
+from .jobs import JOBS, SUITE_JOBS
 from .vap import limits
-from .vap.evaluate import InputError, check_payload, payload_from_body
+from .vap.evaluate import InputError, check_payload
 
-EXTENSION = "evaluation"
 MiB = 1024 * 1024
 
 # Configuration names and defaults (PLAYGROUND_<NAME> in the environment).
@@ -442,64 +441,6 @@ def _close_pools() -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# What a worker can be asked to do: JSON values in, JSON values out
-
-
-def _test_cases(payload: dict[str, Any], tests: Any) -> dict[str, Any] | None:
-    from . import testcases
-
-    return testcases.run_form(payload, tests)
-
-
-def _suite(payload: dict[str, Any], with_responses: bool) -> dict[str, Any]:
-    from .vap import suite
-
-    return suite.run_suite(payload).to_json(with_responses=with_responses)
-
-
-def _checks(exercise: str, payload: dict[str, Any]) -> dict[str, Any] | None:
-    from . import exercises, testcases
-
-    found = exercises.get(exercise)
-    return None if found is None else testcases.summarize(found.check(payload), hidden=True)
-
-
-def _add_case(payload: dict[str, Any], operation: str, text: str) -> dict[str, str]:
-    from . import testcases
-
-    return testcases.add_to_cases(payload, operation, text)
-
-
-def _scenario_file(text: str) -> dict[str, Any]:
-    from . import store
-
-    try:
-        return {"scenario": store.parse_yaml(text.encode("latin-1"))}
-    except store.ScenarioError as exc:
-        return {"error": str(exc)}
-    except RecursionError:
-        return {"error": "the file nests mappings and lists too deeply to read"}
-
-
-def _evaluate_body(raw: bytes) -> dict[str, Any]:
-    payload = payload_from_body(raw)
-    check_payload(payload)
-    return JOBS["evaluate"](payload)
-
-
-JOBS: dict[str, Callable[..., Any]] = {
-    "evaluate": lambda payload: vap.evaluate(payload),  # looked up at call time: tests may stand in for it
-    "evaluate_body": _evaluate_body,  # POST /api/v1/evaluate: the request body as it came
-    "test_cases": _test_cases,  # the page's Test cases pane
-    "suite": _suite,  # POST /api/v1/test
-    "checks": _checks,  # a workshop exercise's hidden checks
-    "add_case": _add_case,  # the page's "add this request as a test case"
-    "scenario_file": _scenario_file,  # reading a scenario file (YAML) for sharing, importing or testing
-}
-SUITE_JOBS = frozenset({"test_cases", "suite", "checks"})
-
-
-# --------------------------------------------------------------------------------------------
 # The worker side
 
 
@@ -627,66 +568,3 @@ def _bound(settings: Settings, size: int | None, seconds: float) -> None:
 def _unbound() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
     resource.setrlimit(resource.RLIMIT_CPU, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
-
-
-# --------------------------------------------------------------------------------------------
-# The web layer's entry point
-
-
-def init_app(app: Flask) -> None:
-    """Read the evaluation settings and, for process isolation, start this process's workers."""
-    from .ratelimit import refusal
-
-    settings = Settings.from_config(app.config)
-    app.extensions[EXTENSION] = settings
-    app.register_error_handler(EvaluationStopped, refusal)
-    if settings.isolation == "process":
-        pool_for(settings)
-
-
-def _settings() -> Settings:
-    return current_app.extensions.get(EXTENSION) or Settings.from_config(current_app.config)
-
-
-def evaluate(payload: Any) -> dict[str, Any]:
-    """Evaluate a scenario under the current app's bounds (the JSON API body in, its response out).
-
-    Raises InputError for a body that is not an API request, EvaluationStopped at a bound.
-    """
-    settings = _settings()
-    if settings.isolation == "inline":
-        with limits.use(settings.limits):
-            return vap.evaluate(payload)
-    return pool_for(settings).evaluate(payload)
-
-
-def evaluate_body(raw: bytes) -> bytes:
-    """Evaluate a JSON API request body (bytes as received) under the current app's bounds; return the
-    JSON API response, encoded (:func:`response_json`).
-
-    Raises InputError for a body that is not JSON or not an API request, EvaluationStopped at a bound.
-    """
-    settings = _settings()
-    if settings.isolation == "inline":
-        with limits.use(settings.limits):
-            return response_json(_evaluate_body(raw))
-    return pool_for(settings).evaluate_body(raw)
-
-
-def run(job: str, *args: Any) -> Any:
-    """Run one of JOBS (test cases, a suite, workshop checks) under the current app's bounds."""
-    settings = _settings()
-    if settings.isolation == "inline":
-        with limits.use(settings.limits):
-            return JOBS[job](*args)
-    return pool_for(settings).run(job, *args)
-
-
-def parse_scenario_file(data: bytes) -> dict[str, Any]:
-    """Read a scenario file as app.store.parse_yaml does, under the bounds; raise ScenarioError as it does."""
-    from . import store
-
-    reply = run("scenario_file", data.decode("latin-1"))  # bytes through JSON, unchanged
-    if "error" in reply:
-        raise store.ScenarioError(reply["error"])
-    return reply["scenario"]

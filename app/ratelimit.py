@@ -11,7 +11,8 @@ at once.
 
 The client address is the connection's, or with TRUSTED_PROXIES = N the address the N-th proxy
 in front saw (X-Forwarded-For, read by werkzeug's ProxyFix); never trust the header otherwise.
-Buckets live in the server process's memory: each server process counts for itself.
+Buckets live in the server process's memory: each server process counts for itself. A refused
+request is answered by :func:`app.errors.refusal`.
 """
 
 from __future__ import annotations
@@ -25,8 +26,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from flask import Flask, Response, current_app, jsonify, make_response, render_template, request
+from flask import Flask, current_app, request
 from werkzeug.middleware.proxy_fix import ProxyFix
+
+from . import errors
+from .isolation import EvaluationOutOfMemory, EvaluationTimeout
 
 EXTENSION = "rate_limits"
 
@@ -189,28 +193,10 @@ def client_address(remote_addr: str | None) -> str:
     return str(address)
 
 
-def refusal(exc: Exception) -> Response:
-    """Answer a refused request: {"error": ...} for the API, the error partial or page otherwise.
-
-    Used for rate limits and for evaluations stopped at a bound (``exc.status``, ``exc.retry_after``).
-    """
-    status = int(getattr(exc, "status", 429))
-    if request.path.startswith("/api/"):
-        response = jsonify(error=str(exc))
-    else:
-        template = "_error.html" if request.headers.get("HX-Request") else "error.html"
-        response = make_response(render_template(template, code=status, description=str(exc)))
-    response.status_code = status
-    retry_after = getattr(exc, "retry_after", None) or (1 if status == 503 else None)
-    if retry_after:
-        response.headers["Retry-After"] = str(retry_after)
-    return response
-
-
 def init_app(app: Flask) -> None:
     """Set up the app's rate limits and, when proxies are trusted, read the client address from them."""
     app.extensions[EXTENSION] = Limiter(app.config)
-    app.register_error_handler(RateLimited, refusal)
+    app.register_error_handler(RateLimited, errors.refusal)
     proxies = int(app.config.get("TRUSTED_PROXIES") or 0)
     if proxies > 0:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies)  # type: ignore[method-assign]
@@ -232,8 +218,6 @@ def check(action: str) -> None:
 def evaluation() -> Iterator[None]:
     """Guard one evaluation of the current client: a token, a concurrent slot, and the penalty
     when the evaluation is stopped at its time or memory bound."""
-    from .isolation import EvaluationOutOfMemory, EvaluationTimeout
-
     limiter = _limiter()
     client = client_address(request.remote_addr)
     counted = limiter.body_tokens(request.content_length)

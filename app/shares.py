@@ -8,6 +8,12 @@ This module only maps HTTP to :mod:`app.store` (format, ids, storage) and shows 
     GET  /api/v1/scenarios/<id>/export  the scenario file (YAML download)
     POST /api/v1/scenarios/import       a scenario file (body or multipart `file`) → the scenario as JSON
     GET  /s/<id>                        the page, marked as a shared snapshot
+
+and the page's form actions (routes of the page's blueprint, app/web.py: endpoints web.share, ...):
+
+    POST /share                         store the form's scenario and go to its link
+    POST /import                        open a scenario file in the page (without JavaScript)
+    POST /export                        download the form's scenario as a scenario file
 """
 
 from __future__ import annotations
@@ -23,13 +29,16 @@ from flask import (
     current_app,
     jsonify,
     make_response,
+    redirect,
     render_template,
     request,
+    url_for,
 )
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from . import isolation, ratelimit
+from . import errors, evaluations, forms, playground, ratelimit, web
 from . import store as scenarios
+from .isolation import EvaluationStopped
 
 bp = Blueprint("shares", __name__)
 
@@ -59,10 +68,6 @@ def _limit() -> int:
     return int(current_app.config.get("SCENARIO_MAX_BYTES") or scenarios.DEFAULT_MAX_BYTES)
 
 
-def _error(message: str, code: int) -> tuple[Response, int]:
-    return jsonify(error=message), code
-
-
 def _json_body() -> Any:
     try:
         return request.get_json(force=True, silent=True)
@@ -81,7 +86,7 @@ def _lookup(scenario_id: str) -> dict[str, Any] | None:
 
 
 def _not_found(scenario_id: str) -> tuple[Response, int]:
-    return _error(f"there is no shared scenario with id {scenario_id[:64]!r}", 404)
+    return errors.json_error(f"there is no shared scenario with id {scenario_id[:64]!r}", 404)
 
 
 @bp.post("/api/v1/scenarios")
@@ -90,19 +95,19 @@ def create() -> tuple[Response, int]:
     ratelimit.check("share")
     try:
         if _is_yaml():
-            payload: Any = isolation.parse_scenario_file(request.get_data())
+            payload: Any = evaluations.parse_scenario_file(request.get_data())
         else:
             payload = _json_body()
             if payload is None:
-                return _error("the request body must be a JSON object (the panes of a scenario) "
+                return errors.json_error("the request body must be a JSON object (the panes of a scenario) "
                               "or a scenario file with Content-Type: application/yaml", 400)
         _, body = scenarios.prepare(payload, _limit())
     except scenarios.ScenarioTooLarge as exc:
-        return _error(str(exc), 413)
+        return errors.json_error(str(exc), 413)
     except scenarios.ScenarioError as exc:
-        return _error(str(exc), 400)
+        return errors.json_error(str(exc), 400)
     except RecursionError:
-        return _error(_TOO_DEEP, 400)
+        return errors.json_error(_TOO_DEEP, 400)
     scenario_id, created = get_store().put(body)
     response = jsonify(id=scenario_id, url=f"/s/{scenario_id}")
     response.headers["Location"] = f"/s/{scenario_id}"
@@ -139,13 +144,13 @@ def import_file() -> Response | tuple[Response, int]:
     upload = request.files.get("file")
     text = upload.read() if upload is not None else request.get_data()
     try:
-        scenario, _ = scenarios.prepare(isolation.parse_scenario_file(text), _limit())
+        scenario, _ = scenarios.prepare(evaluations.parse_scenario_file(text), _limit())
     except scenarios.ScenarioTooLarge as exc:
-        return _error(str(exc), 413)
+        return errors.json_error(str(exc), 413)
     except scenarios.ScenarioError as exc:
-        return _error(f"not a scenario file: {exc}", 400)
+        return errors.json_error(f"not a scenario file: {exc}", 400)
     except RecursionError:
-        return _error(f"not a scenario file: {_TOO_DEEP}", 400)
+        return errors.json_error(f"not a scenario file: {_TOO_DEEP}", 400)
     return jsonify(scenario)
 
 
@@ -156,14 +161,78 @@ def shared_page(scenario_id: str) -> Response:
     if scenario is None:
         html = render_template("shared_404.html", scenario_id=scenario_id[:64])
         return make_response(html, 404)
-    from . import web  # imported here: the page module imports this blueprint's neighbours
+    return make_response(playground.render_playground(scenario, shared_id=scenario_id))
 
-    return make_response(web.render_playground(scenario, shared_id=scenario_id))
+
+# --- the page's form actions ------------------------------------------------------------------------
+
+
+@web.bp.post("/share")
+def share() -> Response:
+    """Store the form's scenario and go to its link (the same scenario always gets the same link)."""
+    values = forms.form_values(request.form)
+    try:
+        ratelimit.check("share")
+    except ratelimit.RateLimited as exc:
+        return playground.refused(values, exc)
+    try:
+        shared_id, _ = scenarios.share(get_store(), forms.scenario_payload(values), _limit())
+    except (scenarios.ScenarioError, scenarios.ScenarioTooLarge) as exc:
+        code = 413 if isinstance(exc, scenarios.ScenarioTooLarge) else 400
+        description = f"Nothing was shared: {exc}."
+        if request.headers.get("HX-Request"):  # shown in the result region; the editors keep their text
+            return make_response(errors.html_error(code, description), code)
+        return playground.render_page(values, file_error=description, status=code)
+    link = url_for("shares.shared_page", scenario_id=shared_id)
+    if request.headers.get("HX-Request"):
+        response = make_response("", 204)
+        response.headers["HX-Redirect"] = link  # htmx loads the shared page itself
+        return response
+    return redirect(link, 303)
+
+
+@web.bp.post("/import")
+def import_scenario() -> Response:
+    """Open a scenario file in the page (the form without JavaScript; the script uses the import API).
+
+    The form carries the editors' text too, so a file that cannot be read leaves every pane as it was.
+    """
+    upload = request.files.get("scenarioFile")
+    name = (upload.filename or "the file") if upload is not None else ""
+    if upload is None or not name:
+        return playground.render_page(forms.form_values(request.form), file_error="choose a scenario file to import",
+                                      status=400)
+    try:
+        ratelimit.check("share")
+        scenario, _ = scenarios.prepare(evaluations.parse_scenario_file(upload.read()), _limit())
+    except (ratelimit.RateLimited, EvaluationStopped) as exc:
+        return playground.render_page(forms.form_values(request.form), file_error=f"{name}: {exc}", status=exc.status)
+    except (scenarios.ScenarioError, scenarios.ScenarioTooLarge) as exc:
+        status = 413 if isinstance(exc, scenarios.ScenarioTooLarge) else 400
+        return playground.render_page(forms.form_values(request.form), file_error=f"{name}: not a scenario file: {exc}",
+                                      status=status)
+    return playground.render_page(forms.scenario_values(scenario))
+
+
+@web.bp.post("/export")
+def export_scenario() -> Response:
+    """Download the form's scenario as one YAML file, without storing it."""
+    try:
+        scenario, _ = scenarios.prepare(forms.scenario_payload(forms.form_values(request.form)), _limit())
+    except (scenarios.ScenarioError, scenarios.ScenarioTooLarge) as exc:
+        return playground.render_page(forms.form_values(request.form), file_error=f"cannot export: {exc}", status=400)
+    response = make_response(scenarios.render_yaml(scenario))
+    response.mimetype = "application/yaml"
+    response.headers["Content-Disposition"] = 'attachment; filename="scenario.yaml"'
+    return response
+
+
+# --- errors -------------------------------------------------------------------------------------------
 
 
 @bp.errorhandler(RequestEntityTooLarge)
 def too_large(exc: RequestEntityTooLarge) -> tuple[Response, int]:
-    return _error(f"the request body is larger than the limit of {request.max_content_length} bytes; "
+    return errors.json_error(f"the request body is larger than the limit of {request.max_content_length} bytes; "
                   f"shared scenarios are limited to {_limit()} bytes", 413)
 
 
@@ -174,4 +243,4 @@ def unavailable(exc: scenarios.StoreUnavailable) -> tuple[Response, int]:
         html = render_template("error.html", code=503,
                                description="Shared scenarios cannot be read right now; try again in a moment.")
         return make_response(html), 503
-    return _error("the scenario store is unavailable; nothing was stored, try again in a moment", 503)
+    return errors.json_error("the scenario store is unavailable; nothing was stored, try again in a moment", 503)

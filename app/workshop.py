@@ -16,7 +16,8 @@ from typing import Any
 from flask import Blueprint, Response, abort, make_response, render_template, request, url_for
 from markupsafe import Markup, escape
 
-from . import exercises, isolation, testcases, web
+from . import errors, evaluations, exercises, forms, playground
+from .isolation import EvaluationStopped
 
 bp = Blueprint("workshop", __name__, url_prefix="/workshop")
 
@@ -46,9 +47,9 @@ def checks_of(exercise: exercises.Exercise, values: dict[str, str]) -> dict[str,
     They run in an evaluation worker, bounded like the test cases (app/isolation.py).
     """
     try:
-        summary = isolation.run("checks", exercise.name, web.payload_from(values))
-    except isolation.EvaluationStopped as exc:
-        return web.stopped_suite(exc)
+        summary = evaluations.run("checks", exercise.name, forms.payload_from(values))
+    except EvaluationStopped as exc:
+        return errors.stopped_suite(exc)
     assert summary is not None
     return summary
 
@@ -61,8 +62,8 @@ def _neighbours(exercise: exercises.Exercise) -> tuple[exercises.Exercise | None
 
 def _page(exercise: exercises.Exercise, values: dict[str, str]) -> Response:
     previous, following = _neighbours(exercise)
-    return web._page(
-        values, None, template="workshop_exercise.html", exercise=exercise, task=task_html(exercise.task),
+    return playground.render_page(
+        values, template="workshop_exercise.html", exercise=exercise, task=task_html(exercise.task),
         checks=checks_of(exercise, values), previous=previous, following=following,
         course_length=len(exercises.all_exercises()),
         evaluate_url=url_for("workshop.evaluate", name=exercise.name),
@@ -87,20 +88,19 @@ def exercise_page(name: str) -> Response:
 def evaluate(name: str) -> Response:
     """Evaluate the form and run the checks: partials for htmx, the whole page otherwise."""
     exercise = _exercise(name)
-    values = web.form_values(request.form)
+    values = forms.form_values(request.form)
     if request.headers.get("HX-Request"):
-        result = web.summarize(values)
-        html = (web.result_partial(result)
+        result = playground.summarize(values)
+        html = (playground.result_partial(result)
                 + render_template("_checks.html", checks=checks_of(exercise, values), oob=True)
-                + testcases.render(web.test_cases(values, result), oob=True))
-        response = web.with_status(make_response(html), result)
+                + playground.testcases_partial(playground.test_cases(values, result), oob=True))
+        response = errors.with_status(make_response(html), result)
     else:
         response = _page(exercise, values)
     response.vary.add("HX-Request")
     return response
 
 
-# The page's Content-Security-Policy and error pages, as the playground has them.
-bp.after_request(web.protect)
-bp.register_error_handler(404, web.error)
-bp.register_error_handler(413, web.error)
+# The error pages, as the playground has them.
+bp.register_error_handler(404, errors.http_error)
+bp.register_error_handler(413, errors.http_error)

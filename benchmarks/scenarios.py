@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from app import examples
-from app.web import payload_from
+from app.forms import payload_from
 
 
 @dataclass(frozen=True)

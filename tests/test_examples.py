@@ -7,7 +7,7 @@ import re
 import pytest
 
 from app import examples, vap
-from app.web import payload_from
+from app.forms import payload_from
 
 EXAMPLES = examples.all_examples()
 # Examples the core gets wrong today, with the reason; each is a bug in the core, not in the example.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app import create_app, examples, isolation, ratelimit
+from app import create_app, evaluations, examples, isolation, ratelimit
 
 
 def _app(tmp_path, **config):
@@ -129,8 +129,8 @@ def test_an_evaluation_stopped_at_a_bound_costs_the_penalty(tmp_path, monkeypatc
     def stopped(payload):
         raise isolation.Settings().timeout_error()
 
-    monkeypatch.setattr(isolation, "evaluate", stopped)  # the page's entry
-    monkeypatch.setattr(isolation, "evaluate_body", stopped)  # the API's
+    monkeypatch.setattr(evaluations, "evaluate", stopped)  # the page's entry
+    monkeypatch.setattr(evaluations, "evaluate_body", stopped)  # the API's
     client = app.test_client()
     resp = client.post("/api/v1/evaluate", json=BODY)
     assert resp.status_code == 422

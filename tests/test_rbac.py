@@ -637,7 +637,7 @@ def test_a_new_policy_may_use_selectors_where_the_default_feature_gate_allows(cl
 @pytest.mark.parametrize(("name", "allowed"), [("admin-bypass", True), ("admin-bypass-denied", False)])
 def test_gallery_shows_the_bypass_for_an_admin_and_the_denial_for_a_developer(name: str, allowed: bool) -> None:
     from app import examples
-    from app.web import payload_from
+    from app.forms import payload_from
 
     result = vap.evaluate(payload_from(examples.get(name).form()))
     assert result["allowed"] is allowed

@@ -184,7 +184,7 @@ def test_the_store_opens_in_the_configured_data_dir(tmp_path):
 
 
 def test_the_shared_page_uses_the_playground_page_when_it_offers_one(client, monkeypatch):
-    from app import web
+    from app import playground
 
     calls = []
 
@@ -192,7 +192,7 @@ def test_the_shared_page_uses_the_playground_page_when_it_offers_one(client, mon
         calls.append((scenario, shared_id))
         return "the playground page"
 
-    monkeypatch.setattr(web, "render_playground", render_playground, raising=False)
+    monkeypatch.setattr(playground, "render_playground", render_playground, raising=False)
     scenario_id = share(client, replica_body())
     page = client.get(f"/s/{scenario_id}")
     assert page.status_code == 200 and page.text == "the playground page"

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from app import create_app, examples, shares
-from app.web import payload_from
+from app.forms import payload_from
 
 EXAMPLE = examples.get("replica-limit")
 OBJECT = EXAMPLE.panes["object"]  # 5 replicas, limit 3: denied

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from app import examples, vap
+from app.forms import payload_from
 from app.vap import cel, reach, typecheck
 from app.vap.cel import library
 from app.vap.resources import builtin_table
@@ -19,7 +20,6 @@ from app.vap.schemas import schema_set, schema_versions
 from app.vap.schemas.decltypes import escape, kind_types
 from app.vap.schemas.validate import check_object
 from app.vap.typecheck import check_policy, types_to_check
-from app.web import payload_from
 
 DEPLOYMENTS = {"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["deployments"]}
 PODS = {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}

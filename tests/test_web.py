@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from app import examples, vap, web
+from app import examples, forms, playground, vap
 
 DENIAL = (
     "ValidatingAdmissionPolicy 'demo.example.com' with binding 'demo-binding' denied request: replicas <b>6</b> > 5"
@@ -122,7 +122,7 @@ def test_page_has_every_pane_and_the_first_example(client):
     resp = client.get("/")
     html = resp.get_data(as_text=True)
     assert resp.status_code == 200
-    for name, label, _ in web.PANES:
+    for name, label, _ in forms.PANES:
         assert f'data-editor="{name}"' in html
         assert f'name="{name}"' in html
         assert label in html
@@ -205,7 +205,7 @@ def test_derived_operation_leaves_the_request_pane_alone(client, sample):
     ],
 )
 def test_operation_override_keeps_lines_in_place(text, expected):
-    assert web.with_operation(text, "DELETE") == expected
+    assert forms.with_operation(text, "DELETE") == expected
 
 
 def test_result_lays_out_every_part_of_the_response(client, sample):
@@ -263,7 +263,7 @@ def test_problems_carry_their_position_for_the_editor(client, sample):
     ],
 )
 def test_kubectl_rendering(response, expected):
-    assert web.kubectl_text(response) == expected
+    assert playground.kubectl_text(response) == expected
 
 
 def test_allowed_with_warnings_banner(client, monkeypatch):

@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from app import exercises
+from app.forms import payload_from
 from app.vap import suite
-from app.web import payload_from
 
 COURSE = exercises.all_exercises()
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-PANES = ("policy", "binding", "params", "object", "oldObject", "namespace", "request")
+from ..vap.documents import PANES
 
 _DIR = Path(__file__).parent
 _FILE_NAME = re.compile(r"^(?:\d+-)?(?P<name>[a-z0-9][a-z0-9-]*)\.yaml$")

@@ -15,8 +15,10 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-# The panes, in page order: YAML or JSON text, or an already-parsed JSON value.
-PANES = ("policy", "binding", "params", "object", "oldObject", "namespace", "request")
+from ..vap.documents import PANES
+
+# The panes (the core's, in page order: YAML or JSON text, or an already-parsed JSON value), the Kubernetes
+# version and the test cases.
 FIELDS = (*PANES, "kubernetesVersion", "testCases")
 
 # Largest canonical JSON of a stored scenario, in bytes (256 KiB).
