@@ -1,0 +1,80 @@
+"""What a stage changed in an object: the differences between the object before and after it.
+
+Each change is an operation at a field path (``spec.containers[0].imagePullPolicy``): ``add`` (a field
+or list item that was absent), ``remove``, or ``replace``, with the value before and after. The
+response lists them per stage, so that a user sees where each field of the admitted object came from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+Path = tuple[str | int, ...]
+
+ADD = "add"
+REMOVE = "remove"
+REPLACE = "replace"
+
+
+def render_path(path: Path) -> str:
+    """``("spec", "containers", 0, "image")`` → ``spec.containers[0].image``."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One difference a stage made."""
+
+    stage: str  # e.g. "defaulting: SetDefaults_Container"
+    path: Path
+    op: str  # ADD | REMOVE | REPLACE
+    before: Any = None
+    after: Any = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"stage": self.stage, "path": render_path(self.path), "op": self.op}
+        if self.op != ADD:
+            out["before"] = self.before
+        if self.op != REMOVE:
+            out["after"] = self.after
+        return out
+
+
+def differences(before: Any, after: Any, path: Path = ()) -> Iterator[tuple[str, Path, Any, Any]]:
+    """The differences from ``before`` to ``after``, as (op, path, before, after), the smallest ones:
+    mappings are compared key by key (keys in ``after``'s order, then removed ones), lists of the same
+    length item by item, a list whose length changed as a whole unless items were only appended."""
+    if before is after:
+        return
+    if isinstance(before, dict) and isinstance(after, dict):
+        for key, value in after.items():
+            if key not in before:
+                yield ADD, (*path, key), None, value
+            else:
+                yield from differences(before[key], value, (*path, key))
+        for key, value in before.items():
+            if key not in after:
+                yield REMOVE, (*path, key), value, None
+        return
+    if isinstance(before, list) and isinstance(after, list):
+        if len(after) >= len(before):
+            for index, value in enumerate(after):
+                if index < len(before):
+                    yield from differences(before[index], value, (*path, index))
+                else:
+                    yield ADD, (*path, index), None, value
+            return
+        yield REPLACE, path, before, after
+        return
+    if type(before) is not type(after) or before != after:
+        yield REPLACE, path, before, after
+
+
+def changes(stage: str, before: Any, after: Any, path: Path = ()) -> list[Change]:
+    """The differences from ``before`` to ``after`` as changes made by ``stage``."""
+    return [Change(stage, p, op, b, a) for op, p, b, a in differences(before, after, path)]

@@ -1,0 +1,112 @@
+"""Scheme defaulting: the defaults kube-apiserver gives an object once it is decoded.
+
+Restates the defaulting functions of k8s.io/kubernetes (``pkg/apis/<group>/<version>/defaults.go``)
+and the generated ``zz_generated.defaults.go`` that calls them: for a kind, ``SetObjectDefaults_<Kind>``
+calls ``SetDefaults_<Type>`` of the object and of every nested struct that has one, parents before the
+fields inside them, and applies the declarative ``+default=`` markers of the types.
+
+Here each defaulting function is registered for the OpenAPI definition of its Go type
+(``io.k8s.api.core.v1.Container``) with :func:`defaults`; :func:`apply` walks an object along its
+kind's schema and calls, at each value, the functions registered for the value's definition, then
+walks the fields inside it. Every change a function makes is recorded with its name, so the response
+can say where each field of the stored object came from. The group modules are imported at the end of
+this file (one module per group and version, named after it: ``core_v1``, ``apps_v1``, ...).
+
+A function receives the value (a dict, changed in place) and a :class:`Context` (the Kubernetes
+version, the whole object, the field path): a default that depends on the version says so with
+``since``/``until`` when registered, or reads ``context.version``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..changes import Change, Path, changes
+from ..schemas import KindSchema, SchemaSet
+
+Version = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What a defaulting function may read besides the value it defaults."""
+
+    version: Version  # the Kubernetes version emulated, e.g. (1, 36)
+    root: Mapping[str, Any]  # the whole object being defaulted (as defaulted so far)
+    path: Path  # where the value is in it
+
+
+Defaulter = Callable[[dict[str, Any], Context], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Registered:
+    name: str  # as upstream names it: "SetDefaults_Container", or "+default marker: ContainerPort.protocol"
+    function: Defaulter
+    since: Version | None = None  # the first version that has it
+    until: Version | None = None  # the last version that has it
+
+    def applies(self, version: Version) -> bool:
+        return (self.since is None or version >= self.since) and (self.until is None or version <= self.until)
+
+
+_REGISTRY: dict[str, list[Registered]] = {}
+
+
+def defaults(definition: str, name: str, *, since: Version | None = None,
+             until: Version | None = None) -> Callable[[Defaulter], Defaulter]:
+    """Register a defaulting function for the values of an OpenAPI definition, in calling order."""
+
+    def register(function: Defaulter) -> Defaulter:
+        _REGISTRY.setdefault(definition, []).append(Registered(name, function, since, until))
+        return function
+
+    return register
+
+
+def registered(definition: str) -> list[Registered]:
+    """The functions registered for a definition, in calling order."""
+    return list(_REGISTRY.get(definition, ()))
+
+
+def apply(obj: Mapping[str, Any], kind: KindSchema, schemas: SchemaSet,
+          version: Version) -> tuple[dict[str, Any], list[Change]]:
+    """The object with its scheme defaults (a copy; ``obj`` is left as it is), and each change made."""
+    out = copy.deepcopy(dict(obj))
+    made: list[Change] = []
+    _walk(out, kind.root, schemas, version, out, (), made)
+    return out, made
+
+
+def _walk(value: Any, node: Mapping[str, Any], schemas: SchemaSet, version: Version, root: dict[str, Any],
+          path: Path, made: list[Change]) -> None:
+    definition = None
+    seen = 0
+    while isinstance(node, Mapping) and "$ref" in node and seen < 16:
+        definition = str(node["$ref"])
+        node = schemas.definition(definition) or {}
+        seen += 1
+    if isinstance(value, dict):
+        if definition is not None:
+            for entry in _REGISTRY.get(definition, ()):
+                if entry.applies(version):
+                    before = copy.deepcopy(value)
+                    entry.function(value, Context(version, root, path))
+                    made.extend(changes(f"defaulting: {entry.name}", before, value, path))
+        properties = node.get("properties")
+        if isinstance(properties, Mapping):
+            for key, child in list(value.items()):
+                child_node = properties.get(key)
+                if isinstance(child_node, Mapping) and isinstance(child, dict | list):
+                    _walk(child, child_node, schemas, version, root, (*path, key), made)
+        elif isinstance(node.get("additionalProperties"), Mapping):
+            for key, child in list(value.items()):
+                if isinstance(child, dict | list):
+                    _walk(child, node["additionalProperties"], schemas, version, root, (*path, key), made)
+    elif isinstance(value, list) and isinstance(node.get("items"), Mapping):
+        for index, item in enumerate(value):
+            if isinstance(item, dict | list):
+                _walk(item, node["items"], schemas, version, root, (*path, index), made)
