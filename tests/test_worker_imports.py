@@ -20,8 +20,8 @@ from app import examples, isolation
 
 example = examples.get("replica-limit")
 body = {pane: text for pane, text in example.panes.items() if text}
-cases = "- name: denied\\n  object: |\\n" + "".join("    " + line + "\\n" for line in example.panes["object"].splitlines()) \\
-    + "  expect: denied\\n"
+lines = "".join("    " + line + "\\n" for line in example.panes["object"].splitlines())
+cases = "- name: denied\\n  object: |\\n" + lines + "  expect: denied\\n"
 replies = {
     "evaluate": isolation._perform("evaluate", [body]),
     "test_cases": isolation._perform("test_cases", [body, cases]),
