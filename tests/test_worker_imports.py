@@ -49,3 +49,27 @@ def test_the_worker_side_and_its_jobs_import_no_flask():
     assert replies["checks"]["response"]["total"] > 0
     assert "testCases" in replies["add_case"]["response"]
     assert "scenario" in replies["scenario_file"]["response"]
+
+
+# A process forked from the workers' own fork server (app.isolation's context, with its preloads) writes
+# down the modules it has.
+FORKED = """
+import json, sys, tempfile
+
+from app import isolation
+
+with tempfile.NamedTemporaryFile("r", suffix=".json") as out:
+    code = f"import json, sys\\nopen({out.name!r}, 'w').write(json.dumps(sorted(sys.modules)))"
+    process = isolation._context().Process(target=exec, args=(code,))
+    process.start()
+    process.join(120)
+    print(out.read())
+"""
+
+
+def test_a_process_of_the_workers_fork_server_has_no_flask():
+    proc = subprocess.run([sys.executable, "-c", FORKED], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    modules = json.loads(proc.stdout.splitlines()[-1])
+    assert {"app.warm_forkserver", "app.isolation", "app.jobs"} <= set(modules)
+    assert [name for name in modules if name.split(".")[0] in ("flask", "werkzeug", "jinja2")] == []
