@@ -223,7 +223,9 @@ def trim_space(text: str) -> str:
 
 
 def new_expressions_version(version: str) -> str:
-    """The compatibility version whose libraries new expressions may use (semantics 5.4)."""
+    """The compatibility version whose libraries new expressions may use: API validation checks an expression
+    being stored in the environment of the previous minor version (apiserver/pkg/cel/environment's
+    DefaultCompatibilityVersion), so that a rollback can still run it."""
     major, minor = library.version_tuple(version)
     return f"{major}.{minor - 1}"
 

@@ -29,7 +29,7 @@ AGGREGATED_AUDIT_FAILURES_SINCE = (1, 37)
 MAX_VALIDATION_FAILURES = 50
 
 
-# Requests kube-apiserver never sends to ValidatingAdmissionPolicy (semantics §0): the review resources
+# Requests kube-apiserver never sends to ValidatingAdmissionPolicy: the review resources
 # (from 1.30; k/k pkg/kubeapiserver/admission/exclusion, also honoured by admission webhooks from 1.37)
 # and the admission policy resources themselves.
 EXCLUDED_REVIEWS = frozenset({

@@ -474,7 +474,7 @@ def _objs(d: dict, key: str) -> list[dict]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Defaulting (semantics.md section 6)
+# Defaulting (pkg/apis/admissionregistration/v1/defaults.go)
 
 
 def _tree_copy(value: Any) -> Any:
