@@ -22,10 +22,6 @@ FUNCTION_LEVEL = {
     # the command line, the evaluation workers) does not
     ("app", "create_app"),
 }
-# A circle inside the core, app.vap, closed by an import inside a function (app.vap.cel's _admission_types
-# imports app.vap.schemas.decltypes, which imports the app.vap.cel package through app.vap.cel.library).
-# It is the core's to open; every other circle fails the test.
-KNOWN_CORE_CYCLES = [["app.vap.cel", "app.vap.reach", "app.vap.schemas.decltypes"]]
 
 
 def modules(root: Path = APP) -> dict[str, Path]:
@@ -134,14 +130,8 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_app_modules_import_each_other_without_a_cycle():
     graph, _ = import_graph()
-    circles = [circle for circle in cycles(graph) if circle not in KNOWN_CORE_CYCLES]
+    circles = cycles(graph)
     assert not circles, "import cycles among: " + "; ".join(", ".join(circle) for circle in circles)
-
-
-@pytest.mark.xfail(reason="the core's known circle (KNOWN_CORE_CYCLES); remove it from there once it is opened")
-def test_the_core_has_no_circle_either():
-    graph, _ = import_graph()
-    assert not [circle for circle in cycles(graph) if circle in KNOWN_CORE_CYCLES]
 
 
 def test_imports_inside_functions_outside_the_core_are_only_the_known_ones():

@@ -203,11 +203,21 @@ ENVIRONMENT_CACHE_SIZE = 128
 COMPILE_CACHE_SIZE = 2048
 
 
+_ADMISSION_TYPES: list[Callable[[], Any]] = []
+
+
+def provide_admission_types(provider: Callable[[], Any]) -> None:
+    """Set where the declared types of ``request`` and ``namespaceObject`` come from: the schemas
+    package builds them on this package's library (:mod:`app.vap.schemas.decltypes` provides them when
+    it is imported, as the core's entry point does), so this package cannot import it."""
+    _ADMISSION_TYPES[:] = [provider]
+
+
 def _admission_types() -> Any:
     """The declared types of ``request`` and ``namespaceObject`` (the other roots dyn), with their pool."""
-    from ..schemas.decltypes import typed_roots  # the schemas package builds on this one's library
-
-    return typed_roots(None, None)
+    if not _ADMISSION_TYPES:
+        raise RuntimeError("no provider of the admission types: import app.vap.schemas.decltypes first")
+    return _ADMISSION_TYPES[0]()
 
 
 def environment(decls: Declarations) -> Any:

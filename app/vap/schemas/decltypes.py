@@ -58,6 +58,7 @@ from google.protobuf import (
     wrappers_pb2,
 )
 
+from .. import cel as playground_cel
 from .. import fast, reach
 from ..cel.library import types as library_types
 from . import KindSchema, Node, SchemaSet
@@ -634,3 +635,4 @@ def clear_input_types() -> None:
 
 
 fast.register("decltypes.input_types", clear_input_types)
+playground_cel.provide_admission_types(lambda: typed_roots(None, None))
