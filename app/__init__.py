@@ -52,7 +52,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         DATABASE_URL=os.environ.get("DATABASE_URL", ""),
         SCENARIO_MAX_BYTES=256 * 1024,
     )
-    # Bounds on untrusted input (README "Limits"): the loader's, the evaluation workers', the rate limits.
+    # Bounds on untrusted input (docs/limits.md): the loader's, the evaluation workers', the rate limits.
     app.config.from_mapping(Limits().as_config(), **isolation.CONFIG_DEFAULTS, **ratelimit.CONFIG_DEFAULTS)
     if test_config is None:
         app.config.from_prefixed_env("PLAYGROUND")

@@ -1,4 +1,4 @@
-"""The JSON API: POST /api/v1/evaluate (the README describes it). No policy logic here."""
+"""The JSON API: POST /api/v1/evaluate (docs/api.md describes it). No policy logic here."""
 
 from __future__ import annotations
 

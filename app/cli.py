@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import testrun
-from .vap import evaluate, kubectl
+from .vap import decision, evaluate
 from .vap.documents import PANES
 from .vap.evaluate import InputError
 
@@ -62,7 +62,7 @@ def _text(result: dict[str, Any]) -> str:
     if status:
         lines.append(f"DENIED {status.get('code')} {status.get('reason') or ''}".rstrip())
         lines.append(str(status.get("message")))
-        lines.append("kubectl: " + kubectl.error_message(status))
+        lines.append("kubectl: " + decision.kubectl_error(status))
     elif result.get("request") is None:
         lines.append("NOT EVALUATED: the input has problems")
     else:

@@ -14,7 +14,7 @@ from flask import Response, make_response, render_template, request
 
 from . import errors, evaluations, examples, forms, ratelimit, vap
 from .isolation import EvaluationStopped
-from .vap import kubectl
+from .vap import decision
 from .vap.request import OPERATIONS
 
 
@@ -28,7 +28,7 @@ def kubectl_text(response: dict[str, Any]) -> str:
     """Return what kubectl would print for this response (the warnings and the denial)."""
     if isinstance(response.get("kubectl"), str):  # a response that says it itself
         return response["kubectl"]
-    return kubectl.output(response)
+    return decision.kubectl_output(response)
 
 
 def decision_of(response: dict[str, Any]) -> str:

@@ -1,4 +1,4 @@
-"""kubectl's rendering of the apiserver's refusal (app/vap/kubectl.py), on the page and in the CLI alike."""
+"""kubectl's rendering of the apiserver's refusal (app/vap/decision.py, as kubectl/pkg/cmd/util/helpers.go prints it), on the page and in the CLI alike."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from markupsafe import escape
 
 from app import cli, create_app, examples, vap
-from app.vap import kubectl
+from app.vap import decision
 
 VAP_MESSAGE = ('deployments.apps "web" is forbidden: ValidatingAdmissionPolicy \'p\' with binding \'b\' '
                "denied request: too many")
@@ -65,14 +65,14 @@ SEVERAL_TEXT = ('The Deployment "web" is invalid: \n'
     ],
 )
 def test_kubectl_prints_a_refusal(status, expected):
-    assert kubectl.error_message(status) == expected
+    assert decision.kubectl_error(status) == expected
 
 
 def test_warnings_come_first_and_an_admitted_request_prints_no_error():
     response = {"allowed": False, "warnings": ["a", "b"], "status": SEVERAL}
-    assert kubectl.output(response) == "Warning: a\nWarning: b\n" + SEVERAL_TEXT
-    assert kubectl.output({"allowed": True, "warnings": ["a"], "status": SEVERAL}) == "Warning: a"
-    assert kubectl.output({"allowed": True, "status": None}) == ""
+    assert decision.kubectl_output(response) == "Warning: a\nWarning: b\n" + SEVERAL_TEXT
+    assert decision.kubectl_output({"allowed": True, "warnings": ["a"], "status": SEVERAL}) == "Warning: a"
+    assert decision.kubectl_output({"allowed": True, "status": None}) == ""
 
 
 def _denied(payload):
