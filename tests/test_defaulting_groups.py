@@ -614,6 +614,27 @@ def test_resource_slice_taints_get_a_time() -> None:
     assert taints[1]["timeAdded"] == "2020-01-01T00:00:00Z"
 
 
+@pytest.mark.parametrize(("api_version", "version"), [
+    ("certificates.k8s.io/v1alpha1", (1, 34)),
+    ("certificates.k8s.io/v1beta1", (1, 35)),
+    ("certificates.k8s.io/v1", (1, 37)),
+])
+def test_pod_certificate_request(api_version: str, version: tuple[int, int]) -> None:
+    # the +default marker of PodCertificateRequestSpec.maxExpirationSeconds: one day
+    request = obj(api_version, "PodCertificateRequest", spec={"signerName": "example.com/s", "podName": "p"})
+    out, made = run(request, version)
+    assert out["spec"]["maxExpirationSeconds"] == 86400
+    assert [c.stage for c in made] == ["defaulting: +default marker: PodCertificateRequestSpec.maxExpirationSeconds"]
+    kept = obj(api_version, "PodCertificateRequest", spec={"maxExpirationSeconds": 3600})
+    assert run(kept, version)[0]["spec"]["maxExpirationSeconds"] == 3600
+
+
+def test_certificate_signing_request_has_no_defaults() -> None:
+    csr = obj("certificates.k8s.io/v1", "CertificateSigningRequest", spec={
+        "request": "LS0t", "signerName": "kubernetes.io/kube-apiserver-client"})
+    assert run(csr) == (csr, [])
+
+
 # --------------------------------------------------------------------------------------------
 # objects as users write them
 
@@ -755,6 +776,12 @@ REGISTERED = {
     "io.k8s.api.resource.v1.DeviceSubRequest": ["SetDefaults_DeviceSubRequest"],
     "io.k8s.api.resource.v1.DeviceToleration": ["+default marker: DeviceToleration.operator"],
     "io.k8s.api.resource.v1.DeviceTaint": ["SetDefaults_DeviceTaint"],
+    "io.k8s.api.certificates.v1.PodCertificateRequestSpec": [
+        "+default marker: PodCertificateRequestSpec.maxExpirationSeconds"],
+    "io.k8s.api.certificates.v1beta1.PodCertificateRequestSpec": [
+        "+default marker: PodCertificateRequestSpec.maxExpirationSeconds"],
+    "io.k8s.api.certificates.v1alpha1.PodCertificateRequestSpec": [
+        "+default marker: PodCertificateRequestSpec.maxExpirationSeconds"],
 }
 
 
