@@ -603,6 +603,23 @@ def test_resource_claim() -> None:
     assert "defaulting: +default marker: DeviceToleration.operator" in {c.stage for c in made}
 
 
+def test_resource_claim_v1beta1_and_v1beta2() -> None:
+    # SetDefaults_DeviceRequest (v1beta1: a request with a device class), SetDefaults_DeviceSubRequest;
+    # v1beta2 has v1's layout
+    beta1 = obj("resource.k8s.io/v1beta1", "ResourceClaim", spec={"devices": {"requests": [
+        {"name": "a", "deviceClassName": "gpu"},
+        {"name": "b", "firstAvailable": [{"name": "one", "deviceClassName": "gpu", "tolerations": [{"key": "k"}]}]}]}})
+    requests = defaulted(beta1, (1, 33))["spec"]["devices"]["requests"]
+    assert requests[0] == {"name": "a", "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}
+    assert requests[1] == {"name": "b", "firstAvailable": [
+        {"name": "one", "deviceClassName": "gpu", "tolerations": [{"key": "k", "operator": "Equal"}],
+         "allocationMode": "ExactCount", "count": 1}]}
+    beta2 = obj("resource.k8s.io/v1beta2", "ResourceClaimTemplate", spec={"spec": {"devices": {"requests": [
+        {"name": "a", "exactly": {"deviceClassName": "gpu"}}]}}})
+    assert defaulted(beta2, (1, 33))["spec"]["spec"]["devices"]["requests"] == [
+        {"name": "a", "exactly": {"deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}}]
+
+
 def test_resource_slice_taints_get_a_time() -> None:
     # SetDefaults_DeviceTaint: the current time, to the second
     slice_ = obj("resource.k8s.io/v1", "ResourceSlice", spec={"driver": "d", "pool": {"name": "p", "generation": 1,
@@ -776,6 +793,14 @@ REGISTERED = {
     "io.k8s.api.resource.v1.DeviceSubRequest": ["SetDefaults_DeviceSubRequest"],
     "io.k8s.api.resource.v1.DeviceToleration": ["+default marker: DeviceToleration.operator"],
     "io.k8s.api.resource.v1.DeviceTaint": ["SetDefaults_DeviceTaint"],
+    "io.k8s.api.resource.v1beta2.ExactDeviceRequest": ["SetDefaults_ExactDeviceRequest"],
+    "io.k8s.api.resource.v1beta2.DeviceSubRequest": ["SetDefaults_DeviceSubRequest"],
+    "io.k8s.api.resource.v1beta2.DeviceToleration": ["+default marker: DeviceToleration.operator"],
+    "io.k8s.api.resource.v1beta2.DeviceTaint": ["SetDefaults_DeviceTaint"],
+    "io.k8s.api.resource.v1beta1.DeviceRequest": ["SetDefaults_DeviceRequest"],
+    "io.k8s.api.resource.v1beta1.DeviceSubRequest": ["SetDefaults_DeviceSubRequest"],
+    "io.k8s.api.resource.v1beta1.DeviceToleration": ["+default marker: DeviceToleration.operator"],
+    "io.k8s.api.resource.v1beta1.DeviceTaint": ["SetDefaults_DeviceTaint"],
     "io.k8s.api.certificates.v1.PodCertificateRequestSpec": [
         "+default marker: PodCertificateRequestSpec.maxExpirationSeconds"],
     "io.k8s.api.certificates.v1beta1.PodCertificateRequestSpec": [
