@@ -587,6 +587,23 @@ def test_priority_level_configuration() -> None:
     assert defaulted(exempt)["spec"]["exempt"] == {"nominalConcurrencyShares": 0, "lendablePercent": 0}
 
 
+@pytest.mark.parametrize(("version", "annotations", "shares"), [
+    ((1, 28), {}, 30),
+    ((1, 29), {}, 30),
+    ((1, 29), {"flowcontrol.k8s.io/v1beta3-preserve-zero-concurrency-shares": ""}, 0),
+    # 1.28 had no such annotation: 0 is always unset there
+    ((1, 28), {"flowcontrol.k8s.io/v1beta3-preserve-zero-concurrency-shares": ""}, 30),
+])
+def test_priority_level_configuration_v1beta3(version: tuple[int, int], annotations: dict[str, str],
+                                              shares: int) -> None:
+    # SetDefaults_PriorityLevelConfiguration / SetDefaults_LimitedPriorityLevelConfiguration (v1beta3)
+    level = obj("flowcontrol.apiserver.k8s.io/v1beta3", "PriorityLevelConfiguration", spec={
+        "type": "Limited", "limited": {"nominalConcurrencyShares": 0, "limitResponse": {"type": "Reject"}}})
+    level["metadata"]["annotations"] = annotations
+    limited = defaulted(level, version)["spec"]["limited"]
+    assert limited == {"nominalConcurrencyShares": shares, "limitResponse": {"type": "Reject"}, "lendablePercent": 0}
+
+
 def test_resource_claim() -> None:
     # SetDefaults_ExactDeviceRequest, SetDefaults_DeviceSubRequest, the operator marker of DeviceToleration
     claim = obj("resource.k8s.io/v1", "ResourceClaim", spec={"devices": {"requests": [
@@ -789,6 +806,12 @@ REGISTERED = {
     "io.k8s.api.flowcontrol.v1.ExemptPriorityLevelConfiguration": ["SetDefaults_ExemptPriorityLevelConfiguration"],
     "io.k8s.api.flowcontrol.v1.LimitedPriorityLevelConfiguration": ["SetDefaults_LimitedPriorityLevelConfiguration"],
     "io.k8s.api.flowcontrol.v1.QueuingConfiguration": ["SetDefaults_QueuingConfiguration"],
+    "io.k8s.api.flowcontrol.v1beta3.FlowSchemaSpec": ["SetDefaults_FlowSchemaSpec"],
+    "io.k8s.api.flowcontrol.v1beta3.PriorityLevelConfiguration": ["SetDefaults_PriorityLevelConfiguration"],
+    "io.k8s.api.flowcontrol.v1beta3.ExemptPriorityLevelConfiguration": ["SetDefaults_ExemptPriorityLevelConfiguration"],
+    "io.k8s.api.flowcontrol.v1beta3.LimitedPriorityLevelConfiguration": [
+        "SetDefaults_LimitedPriorityLevelConfiguration"],
+    "io.k8s.api.flowcontrol.v1beta3.QueuingConfiguration": ["SetDefaults_QueuingConfiguration"],
     "io.k8s.api.resource.v1.ExactDeviceRequest": ["SetDefaults_ExactDeviceRequest"],
     "io.k8s.api.resource.v1.DeviceSubRequest": ["SetDefaults_DeviceSubRequest"],
     "io.k8s.api.resource.v1.DeviceToleration": ["+default marker: DeviceToleration.operator"],

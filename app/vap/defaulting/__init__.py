@@ -111,5 +111,5 @@ def _walk(value: Any, node: Mapping[str, Any], schemas: SchemaSet, version: Vers
             if isinstance(item, dict | list):
                 _walk(item, node["items"], schemas, version, root, (*path, index), made)
 
-from . import admissionregistration_v1, admissionregistration_v1alpha1, admissionregistration_v1beta1, apps_v1, autoscaling_v1, autoscaling_v2, batch_v1, certificates_v1, certificates_v1alpha1, certificates_v1beta1, discovery_v1, flowcontrol_v1, networking_v1, node_v1, policy_v1, rbac_v1, resource_v1, resource_v1beta1, resource_v1beta2, scheduling_v1, storage_v1  # noqa: E402,F401,E501,I001
+from . import admissionregistration_v1, admissionregistration_v1alpha1, admissionregistration_v1beta1, apps_v1, autoscaling_v1, autoscaling_v2, batch_v1, certificates_v1, certificates_v1alpha1, certificates_v1beta1, discovery_v1, flowcontrol_v1, flowcontrol_v1beta3, networking_v1, node_v1, policy_v1, rbac_v1, resource_v1, resource_v1beta1, resource_v1beta2, scheduling_v1, storage_v1  # noqa: E402,F401,E501,I001
 from . import core_v1  # noqa: E402,F401
