@@ -208,7 +208,7 @@ def respond(scenario: Scenario) -> Response:
         # A pane that cannot be read, or no request: evaluating the rest would mislead; say so.
         return Response(version, tuple(problems), tuple(rejected))
     stored = Stored(
-        version=version, table=table,
+        version=version, table=table, schemas=schemas,
         cluster=Cluster(table=table, namespaces=namespaces, objects=objects, assume_namespaces=not namespaces),
         policies=tuple(policies), bindings=tuple(bindings), hooks=tuple(hooks),
         kyverno_policies=tuple(kyverno_policies), param_scope=_param_scope(table, objects),
@@ -229,8 +229,8 @@ def respond(scenario: Scenario) -> Response:
 def _decided(state: admission.RequestState, stored: admission.Stored, response: Response,
              notes: list[str]) -> Response:
     """The response's decision and records, from what each stage of the chain recorded."""
-    mutating, policies, validating = (state.stage(stage.plugin) for stage in admission.STAGES)
-    assert mutating is not None and policies is not None and validating is not None
+    decoded, mutating, policies, validating = (state.stage(stage.plugin) for stage in admission.STAGES)
+    assert decoded is not None and mutating is not None and policies is not None and validating is not None
     ended = state.ended_by
     attrs = state.attrs
     webhook_records = [*mutating.details["webhooks"], *validating.details["webhooks"]]
@@ -254,7 +254,8 @@ def _decided(state: admission.RequestState, stored: admission.Stored, response: 
         object=attrs.object,
         old_object=attrs.old_object,
         notes=tuple(notes),
-        admission=({"stages": [stage.to_json() for stage in state.stages],
+        changes=decoded.changes,
+        admission=({"stages": [stage.to_json() for stage in state.stages if stage.plugin in admission.PLUGINS],
                     "decidedBy": ended.decided_by if ended is not None else None}
                    if stored.hooks or stored.kyverno_policies else None),
     )

@@ -16,6 +16,8 @@ from .documents import Document, Problem
 from .resources import GroupVersionKind, GroupVersionResource, ResourceTable, guess_resource
 
 OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
+# a request's fieldValidation, as the apiserver lists them in its error; kubectl sends Strict
+FIELD_VALIDATIONS = ("Ignore", "Warn", "Strict")
 
 
 def derived_operation(has_object: bool, has_old_object: bool) -> str:
@@ -52,6 +54,10 @@ class Attributes:
     dry_run: bool
     options: dict[str, Any] | None
     notes: list[str] = field(default_factory=list)
+    # how the apiserver decodes the object (CreateOptions/UpdateOptions fieldValidation: Strict, Warn, Ignore)
+    field_validation: str = "Strict"
+    # False: the policies see the objects as pasted, not decoded and defaulted as the apiserver stores them
+    as_stored: bool = True
 
     @property
     def is_namespace_object(self) -> bool:
@@ -218,6 +224,15 @@ def build_attributes(
     elif not isinstance(user_info, dict):
         problems.append(_req_problem(request_doc, "userInfo", "userInfo must be a mapping"))
         return None, problems
+    field_validation = req.get("fieldValidation", FIELD_VALIDATIONS[-1])
+    if field_validation not in FIELD_VALIDATIONS:
+        problems.append(_req_problem(request_doc, "fieldValidation", f'Unsupported value: "{field_validation}": '
+                                     "supported values: " + ", ".join(f'"{v}"' for v in FIELD_VALIDATIONS)))
+        return None, problems
+    as_stored = req.get("asStored", True)
+    if not isinstance(as_stored, bool):
+        problems.append(_req_problem(request_doc, "asStored", "asStored must be true or false"))
+        return None, problems
     options = req.get("options")
     dry_run = bool(req.get("dryRun", False))
     if operation == "CONNECT":
@@ -226,6 +241,8 @@ def build_attributes(
         options = {"kind": _OPTIONS_KIND[operation], "apiVersion": "meta.k8s.io/v1"}
         if dry_run:
             options["dryRun"] = ["All"]
+        if operation in ("CREATE", "UPDATE"):
+            options["fieldValidation"] = field_validation
     obj, old = _stable_copy(obj_source, obj), _stable_copy(old_source, old)
     attrs = Attributes(
         operation=operation,
@@ -241,6 +258,8 @@ def build_attributes(
         dry_run=dry_run,
         options=options if isinstance(options, dict) else None,
         notes=notes,
+        field_validation=field_validation,
+        as_stored=as_stored,
     )
     return attrs, problems
 

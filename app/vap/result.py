@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .changes import Change
 from .documents import Problem
 
 
@@ -35,6 +36,7 @@ class Response:
     object: Any = None
     old_object: Any = None
     notes: tuple[str, ...] = ()
+    changes: tuple[Change, ...] = ()  # from the pasted object to the one admission saw, stage by stage
     admission: Mapping[str, Any] | None = None  # the chain's stages, when webhooks or Kyverno take part
 
     def to_json(self) -> dict[str, Any]:
@@ -56,6 +58,8 @@ class Response:
             out["object"] = self.object
             out["oldObject"] = self.old_object
         out["notes"] = list(self.notes)
+        if self.evaluated:
+            out["changes"] = [change.to_json() for change in self.changes]
         if self.admission is not None:
             out["admission"] = dict(self.admission)
         return out

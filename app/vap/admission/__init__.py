@@ -3,7 +3,7 @@ each, in kube-apiserver's order, over the values of :mod:`.state`."""
 
 from __future__ import annotations
 
-from .chain import STAGES, run
+from .chain import PLUGINS, STAGES, run
 from .state import RequestState, StageRecord, Stored
 
-__all__ = ["STAGES", "RequestState", "StageRecord", "Stored", "run"]
+__all__ = ["PLUGINS", "STAGES", "RequestState", "StageRecord", "Stored", "run"]

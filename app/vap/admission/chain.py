@@ -5,10 +5,10 @@ scheme's defaults and the registry strategy's create or update steps; mutating a
 mutating plugins, MutatingAdmissionPolicy, then MutatingAdmissionWebhook); schema validation;
 validating admission (ValidatingAdmissionPolicy, then ValidatingAdmissionWebhook); and the decision
 (k8s.io/apiserver/pkg/endpoints/handlers/create.go and update.go; the plugin order is
-pkg/kubeapiserver/options/plugins.go). The playground decodes the request in :mod:`app.vap.request`
-and runs the admission plugins below, each a module named after it. Defaulting, the strategies and the
-other mutating plugins have their place between decoding and the first stage here: they are not
-reproduced yet, so the policies see the object as it was pasted.
+pkg/kubeapiserver/options/plugins.go). The playground builds the request's attributes from the panes
+(:mod:`app.vap.request`), then runs the stages below, each a module named after it: decoding with the
+scheme's defaults (:mod:`.decode`), then the admission plugins. The registry strategies and the built-in
+mutating plugins have their place between decoding and the first plugin: they are not reproduced yet.
 
 Each stage takes the request state and returns its record; the first stage that fails the request
 ends it, and every later stage is recorded as not reached. The response is built from these records
@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from ..request import Attributes
-from . import mutating_webhook, validating_policy, validating_webhook
+from . import decode, mutating_webhook, validating_policy, validating_webhook
 from .state import RequestState, StageRecord, Stored
 
 
@@ -32,7 +32,9 @@ class Stage(NamedTuple):
 
 
 STAGES = tuple(Stage(m.PLUGIN, m.admit, m.not_reached)
-               for m in (mutating_webhook, validating_policy, validating_webhook))
+               for m in (decode, mutating_webhook, validating_policy, validating_webhook))
+# the stages that are admission plugins (the response's admission.stages lists these)
+PLUGINS = tuple(stage.plugin for stage in STAGES[1:])
 
 
 def run(stored: Stored, attrs: Attributes) -> RequestState:

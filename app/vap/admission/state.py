@@ -11,9 +11,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..changes import Change
 from ..dispatcher import Cluster, Loaded
 from ..request import Attributes
 from ..resources import ResourceTable
+from ..schemas import SchemaSet
 
 ALLOWED = "allowed"
 DENIED = "denied"
@@ -28,6 +30,7 @@ class Stored:
 
     version: str
     table: ResourceTable
+    schemas: SchemaSet
     cluster: Cluster
     policies: tuple[Loaded, ...] = ()
     bindings: tuple[Loaded, ...] = ()
@@ -52,6 +55,8 @@ class StageRecord:
     warnings: tuple[str, ...] = ()  # in the order the plugin adds them to the request's warning recorder
     audit_annotations: Mapping[str, str] = field(default_factory=dict)
     details: Mapping[str, Any] = field(default_factory=dict)  # the stage's records for the response
+    attrs: Attributes | None = None  # the request as the stage hands it on, when it changed it
+    changes: tuple[Change, ...] = ()  # what the stage changed in the object
 
     def to_json(self) -> dict[str, Any]:
         return {"plugin": self.plugin, "outcome": self.outcome, "explanation": list(self.explanation)}
@@ -73,7 +78,7 @@ class RequestState:
         return None
 
     def then(self, record: StageRecord) -> RequestState:
-        return RequestState(self.attrs, (*self.stages, record))
+        return RequestState(record.attrs or self.attrs, (*self.stages, record))
 
     def stage(self, plugin: str) -> StageRecord | None:
         for stage in self.stages:
