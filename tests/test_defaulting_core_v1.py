@@ -73,6 +73,14 @@ CASES: list[tuple[str, dict[str, Any], tuple[int, int], dict[str, Any]]] = [
      {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc", "labels": {"x": "y"}},
       "spec": {"selector": {"some": "other"}, "template": {"metadata": {"labels": {"foo": "bar"}}}}},
      V136, {"spec.selector": {"some": "other"}, "metadata.labels": {"x": "y"}}),
+    ("TestSetDefaultReplicationController: the RC's own labels stay, the selector comes from the template",
+     {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc", "labels": {"bar": "foo"}},
+      "spec": {"template": {"metadata": {"labels": {"foo": "bar"}}}}},
+     V136, {"spec.selector": {"foo": "bar"}, "metadata.labels": {"bar": "foo"}}),
+    ("TestSetDefaultReplicationController: a given selector stays, labels come from the template",
+     {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc"},
+      "spec": {"selector": {"some": "other"}, "template": {"metadata": {"labels": {"foo": "bar"}}}}},
+     V136, {"spec.selector": {"some": "other"}, "metadata.labels": {"foo": "bar"}}),
     ("TestSetDefaultReplicationControllerReplicas: absent -> 1",
      {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc"}, "spec": {}},
      V136, {"spec.replicas": 1}),
@@ -114,6 +122,13 @@ CASES: list[tuple[str, dict[str, Any], tuple[int, int], dict[str, Any]]] = [
     ("TestSetDefaultServicePort: protocol TCP unless given",
      service({"ports": [{"port": 1, "protocol": "UDP"}, {"port": 2}]}), V136,
      {"spec.ports.0.protocol": "UDP", "spec.ports.1.protocol": "TCP"}),
+    ("TestSetDefaultServicePort: an empty target port and a zero one default to the port",
+     service({"ports": [{"protocol": "", "port": 9376, "targetPort": ""}, {"port": 8675, "targetPort": 0}]}), V136,
+     {"spec.ports.0.protocol": "TCP", "spec.ports.0.targetPort": 9376, "spec.ports.1.targetPort": 8675}),
+    ("TestSetDefaultServiceExternalTraffic: none for a plain ClusterIP service",
+     service({"type": "ClusterIP"}), V136, {"spec.externalTrafficPolicy": MISSING}),
+    ("TestSetDefaultServiceInternalTrafficPolicy: a given Cluster stays",
+     service({"internalTrafficPolicy": "Cluster"}), V136, {"spec.internalTrafficPolicy": "Cluster"}),
     ("TestSetDefaultServiceExternalTraffic: NodePort gets Cluster",
      service({"type": "NodePort"}), V136, {"spec.externalTrafficPolicy": "Cluster"}),
     ("TestSetDefaultServiceExternalTraffic: LoadBalancer gets Cluster and node ports",
@@ -220,6 +235,12 @@ CASES: list[tuple[str, dict[str, Any], tuple[int, int], dict[str, Any]]] = [
      {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
       "status": {"capacity": {"cpu": "1000m", "memory": "10G"}}}, V136,
      {"status.allocatable": {"cpu": "1000m", "memory": "10G"}}),
+    ("TestSetDefaultNodeStatusAllocatable: nothing set, nothing defaulted",
+     {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": {}}, V136,
+     {"status.allocatable": MISSING}),
+    ("TestSetDefaultNodeStatusAllocatable: allocatable without capacity stays",
+     {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "500m"}}},
+     V136, {"status.allocatable": {"cpu": "500m"}, "status.capacity": MISSING}),
     ("TestSetDefaultNodeStatusAllocatable: a given allocatable stays",
      {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
       "status": {"capacity": {"cpu": "2"}, "allocatable": {"cpu": "1"}}}, V136,
@@ -262,8 +283,18 @@ CASES: list[tuple[str, dict[str, Any], tuple[int, int], dict[str, Any]]] = [
     ("TestSetDefaultRequestsPod: empty limits give no requests",
      pod({"containers": [container(resources={"limits": {}})]}), V136,
      {"spec.containers.0.resources.requests": MISSING}),
+    ("TestSetMinimumScalePod: a nano request rounds up to a milli unit, in init containers too",
+     pod({"containers": [container(resources={"requests": {"memory": "1n"}, "limits": {"cpu": "2n"}})],
+          "initContainers": [container(resources={"requests": {"memory": "1n"}, "limits": {"cpu": "2n"}})]}),
+     V136, {"spec.containers.0.resources.requests": {"memory": "1m", "cpu": "1m"},
+            "spec.initContainers.0.resources.requests": {"memory": "1m", "cpu": "1m"}}),
+    ("TestSetDefaultRequestsPod: a zero request stays zero",
+     pod({"containers": [container(resources={"requests": {"memory": "0"},
+                                              "limits": {"cpu": "100m", "memory": "1Gi"}})]}),
+     V136, {"spec.containers.0.resources.requests": {"memory": "0", "cpu": "100m"}}),
     ("TestSetMinimumScalePod: quantities round up to milli units",
-     pod({"containers": [container(resources={"requests": {"cpu": "1n"}, "limits": {"cpu": "2n", "memory": "1.0001"}})]}),
+     pod({"containers": [container(resources={"requests": {"cpu": "1n"},
+                                              "limits": {"cpu": "2n", "memory": "1.0001"}})]}),
      V136, {"spec.containers.0.resources.requests": {"cpu": "1m", "memory": "1001m"},
             "spec.containers.0.resources.limits": {"cpu": "1m", "memory": "1001m"}}),
     ("TestSetDefaultSchedulerName: default-scheduler unless given",
@@ -414,8 +445,8 @@ PLR_POD = pod({
 
 
 def test_pod_level_requests_from_containers_and_limits() -> None:
-    """PodLevelResources (on from 1.34): requests from the containers' effective requests, else the
-    pod-level limits (restates the pod-level cases of TestSetDefaultRequestsPod)."""
+    """TestPodResourcesDefaults (PodLevelResources, on from 1.34): pod-level requests from the
+    containers' effective requests (an init container counts alone), else from the pod-level limits."""
     out, _ = default(PLR_POD, (1, 34))
     assert out["spec"]["resources"] == {"limits": {"cpu": "2", "memory": "1Gi"},
                                         "requests": {"cpu": "1", "memory": "1Gi"}}
@@ -466,3 +497,185 @@ def test_gates_follow_the_release_defaults() -> None:
     assert not core_v1.enabled("ImageVolume", (1, 34)) and core_v1.enabled("ImageVolume", (1, 35))
     assert not core_v1.enabled("PodLevelResources", (1, 33)) and core_v1.enabled("PodLevelResources", (1, 34))
     assert not core_v1.enabled("PodLogsQuerySplitStreams", (1, 37))
+
+
+# --- TestPodDefaults / TestWorkloadDefaults: every defaultable structure present, every default listed
+
+def _every_container() -> dict[str, Any]:
+    probe = {"httpGet": {}, "grpc": {"port": 1}, "exec": {}, "tcpSocket": {"port": 1}}
+    return {
+        "name": "c",
+        "env": [{"name": "e", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
+        "ports": [{"containerPort": 80}],
+        "resources": {"limits": {"cpu": "0"}},
+        "livenessProbe": copy.deepcopy(probe), "readinessProbe": copy.deepcopy(probe),
+        "startupProbe": copy.deepcopy(probe),
+        "lifecycle": {"postStart": {"httpGet": {"port": 1}}, "preStop": {"httpGet": {"port": 1}}},
+    }
+
+
+def _every_pod_spec() -> dict[str, Any]:
+    field_ref = {"fieldRef": {"fieldPath": "metadata.name"}, "path": "p"}
+    return {
+        "containers": [_every_container()],
+        "initContainers": [_every_container()],
+        "ephemeralContainers": [_every_container()],
+        "volumes": [
+            {"name": "every", "hostPath": {"path": "/"}, "secret": {}, "configMap": {}, "iscsi": {},
+             "rbd": {}, "azureDisk": {}, "scaleIO": {}, "downwardAPI": {"items": [copy.deepcopy(field_ref)]},
+             "projected": {"sources": [{"downwardAPI": {"items": [copy.deepcopy(field_ref)]},
+                                        "serviceAccountToken": {"path": "t"}}]},
+             "ephemeral": {"volumeClaimTemplate": {"spec": {}}}},
+            {"name": "none"},
+        ],
+    }
+
+
+def _container_defaults(prefix: str) -> set[str]:
+    paths = {f"{prefix}.env[0].valueFrom.fieldRef.apiVersion", f"{prefix}.imagePullPolicy",
+             f"{prefix}.terminationMessagePath", f"{prefix}.terminationMessagePolicy", f"{prefix}.ports[0].protocol"}
+    for hook in ("postStart", "preStop"):
+        paths |= {f"{prefix}.lifecycle.{hook}.httpGet.path", f"{prefix}.lifecycle.{hook}.httpGet.scheme"}
+    for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+        paths |= {f"{prefix}.{probe}.{field}" for field in
+                  ("failureThreshold", "periodSeconds", "successThreshold", "timeoutSeconds",
+                   "httpGet.path", "httpGet.scheme", "grpc.service")}
+    return paths
+
+
+def _pod_spec_defaults(prefix: str, pod: bool) -> set[str]:
+    paths = {f"{prefix}.{field}" for field in
+             ("dnsPolicy", "restartPolicy", "schedulerName", "securityContext", "terminationGracePeriodSeconds")}
+    for kind in ("containers", "initContainers", "ephemeralContainers"):
+        paths |= _container_defaults(f"{prefix}.{kind}[0]")
+    volume = f"{prefix}.volumes[0]"
+    paths |= {f"{volume}.{field}" for field in (
+        "azureDisk.cachingMode", "azureDisk.fsType", "azureDisk.kind", "azureDisk.readOnly",
+        "configMap.defaultMode", "downwardAPI.defaultMode", "downwardAPI.items[0].fieldRef.apiVersion",
+        "ephemeral.volumeClaimTemplate.spec.volumeMode", "hostPath.type", "iscsi.iscsiInterface",
+        "projected.defaultMode", "projected.sources[0].downwardAPI.items[0].fieldRef.apiVersion",
+        "projected.sources[0].serviceAccountToken.expirationSeconds", "rbd.keyring", "rbd.pool", "rbd.user",
+        "scaleIO.fsType", "scaleIO.storageMode", "secret.defaultMode")}
+    paths.add(f"{prefix}.volumes[1].emptyDir")
+    if pod:
+        paths |= {f"{prefix}.enableServiceLinks", f"{prefix}.containers[0].resources.requests",
+                  f"{prefix}.initContainers[0].resources.requests"}
+    return paths
+
+
+VERSIONS = [tuple(int(p) for p in v.split(".")) for v in SUPPORTED_VERSIONS]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_pod_defaults(version: tuple[int, int]) -> None:
+    """TestPodDefaults: the complete list of defaults within a Pod's spec (requests copied from the
+    limits, service links, every container, probe, hook and volume default), the same in every release."""
+    _, changes = default(pod(_every_pod_spec()), version)
+    assert {c.op for c in changes} == {"add"}
+    assert {render_path(c.path) for c in changes} == _pod_spec_defaults("spec", pod=True)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_workload_defaults(version: tuple[int, int]) -> None:
+    """TestWorkloadDefaults: a pod template gets the PodSpec defaults, but none of SetDefaults_Pod's."""
+    template = {"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "t"},
+                "template": {"spec": _every_pod_spec()}}
+    _, changes = default(template, version)
+    assert {render_path(c.path) for c in changes} == _pod_spec_defaults("template.spec", pod=False)
+
+
+@pytest.mark.parametrize(("gate", "host_network", "pod_port", "template_port"), [
+    (False, False, MISSING, MISSING),
+    (False, True, 12345, MISSING),
+    (True, False, MISSING, MISSING),
+    (True, True, 12345, 12345),
+])
+def test_pod_host_network_defaults(monkeypatch: pytest.MonkeyPatch, gate: bool, host_network: bool,
+                                   pod_port: Any, template_port: Any) -> None:
+    """TestPodHostNetworkDefaults: Pods always get host ports on the host network; pod templates only
+    with DefaultHostNetworkHostPortsInPodTemplates, which no release enables by default."""
+    monkeypatch.setitem(core_v1.GATES, "DefaultHostNetworkHostPortsInPodTemplates", (1, 28) if gate else None)
+    spec = {"hostNetwork": host_network, "containers": [container(ports=[{"containerPort": 12345}])]}
+    out, _ = default(pod(copy.deepcopy(spec)), (1, 28))
+    assert lookup(out, "spec.containers.0.ports.0.hostPort") == pod_port
+    template = {"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "t"}, "template": {"spec": spec}}
+    out, _ = default(template, (1, 28))
+    assert lookup(out, "template.spec.containers.0.ports.0.hostPort") == template_port
+
+
+RESIZE_CASES = [
+    ("CPU and memory limits", {"limits": {"cpu": "100m", "memory": "200Mi"}}, None,
+     [{"resourceName": "cpu", "restartPolicy": "NotRequired"},
+      {"resourceName": "memory", "restartPolicy": "NotRequired"}]),
+    ("CPU requests", {"requests": {"cpu": "100m"}}, None, [{"resourceName": "cpu", "restartPolicy": "NotRequired"}]),
+    ("no resources", None, None, MISSING),
+    ("limits, memory policy given", {"limits": {"cpu": "100m", "memory": "200Mi"}},
+     [{"resourceName": "memory", "restartPolicy": "RestartContainer"}],
+     [{"resourceName": "memory", "restartPolicy": "RestartContainer"},
+      {"resourceName": "cpu", "restartPolicy": "NotRequired"}]),
+    ("ephemeral storage only", {"limits": {"ephemeral-storage": "500Mi"}}, None, MISSING),
+    ("ephemeral storage requests, CPU limits",
+     {"limits": {"cpu": "100m"}, "requests": {"ephemeral-storage": "500Mi"}}, None,
+     [{"resourceName": "cpu", "restartPolicy": "NotRequired"}]),
+]
+
+
+@pytest.mark.parametrize(("name", "resources", "given", "expected"), RESIZE_CASES, ids=[c[0] for c in RESIZE_CASES])
+def test_set_default_resize_policy(monkeypatch: pytest.MonkeyPatch, name: str, resources: Any, given: Any,
+                                   expected: Any) -> None:
+    """TestSetDefaultResizePolicy (with InPlacePodVerticalScaling on, as that test sets it, in 1.32)."""
+    monkeypatch.setitem(core_v1.GATES, "InPlacePodVerticalScaling", (1, 28))
+    fields: dict[str, Any] = {}
+    if resources is not None:
+        fields["resources"] = resources
+    if given is not None:
+        fields["resizePolicy"] = given
+    out, _ = default(pod({"containers": [container(**fields)]}), (1, 32))
+    assert lookup(out, "spec.containers.0.resizePolicy") == expected
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_no_resize_policy_with_default_gates(version: tuple[int, int]) -> None:
+    """InPlacePodVerticalScaling is off by default while the default existed (up to 1.32), then gone."""
+    out, _ = default(pod({"containers": [container(resources={"limits": {"cpu": "1"}})]}), version)
+    assert "resizePolicy" not in out["spec"]["containers"][0]
+
+
+@pytest.mark.parametrize(("version", "names"), [
+    ((1, 30), {"SetDefaults_RBDVolumeSource", "SetDefaults_AzureDiskVolumeSource", "SetDefaults_ISCSIVolumeSource",
+               "SetDefaults_ScaleIOVolumeSource"}),
+    ((1, 31), {"+default marker: RBDVolumeSource.pool", "+default marker: RBDVolumeSource.user",
+               "+default marker: RBDVolumeSource.keyring", "+default marker: AzureDiskVolumeSource.cachingMode",
+               "+default marker: AzureDiskVolumeSource.fsType", "+default marker: AzureDiskVolumeSource.readOnly",
+               "+default marker: AzureDiskVolumeSource.kind", "+default marker: ISCSIVolumeSource.iscsiInterface",
+               "+default marker: ScaleIOVolumeSource.storageMode", "+default marker: ScaleIOVolumeSource.fsType"}),
+])
+def test_volume_source_defaults_are_named_as_in_each_release(version: tuple[int, int], names: set[str]) -> None:
+    volumes = [{"name": "a", "rbd": {}}, {"name": "b", "azureDisk": {}}, {"name": "c", "iscsi": {}},
+               {"name": "d", "scaleIO": {}}]
+    out, changes = default(pod({"containers": [container()], "volumes": volumes}), version)
+    recorded = {c.stage.removeprefix("defaulting: ") for c in changes if "volumes" in c.path}
+    assert recorded == names
+    assert out["spec"]["volumes"][0]["rbd"] == {"pool": "rbd", "user": "admin", "keyring": "/etc/ceph/keyring"}
+
+
+@pytest.mark.parametrize(("version", "name"), [
+    ((1, 35), "defaulting: SetDefaults_ReplicationController"),
+    ((1, 36), "defaulting: +default marker: ReplicationControllerSpec.replicas"),
+])
+def test_replicas_default_is_named_as_in_each_release(version: tuple[int, int], name: str) -> None:
+    rc = {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc"}, "spec": {}}
+    out, changes = default(rc, version)
+    assert out["spec"]["replicas"] == 1
+    assert [c.stage for c in changes if render_path(c.path) == "spec.replicas"] == [name]
+
+
+def test_pod_log_options_stream_follows_its_gate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SetDefaults_PodLogOptions: stream All only with PodLogsQuerySplitStreams (off by default)."""
+    (entry,) = defaulting.registered("io.k8s.api.core.v1.PodLogOptions")
+    options: dict[str, Any] = {}
+    entry.function(options, defaulting.Context((1, 37), options, ()))
+    assert options == {}
+    monkeypatch.setitem(core_v1.GATES, "PodLogsQuerySplitStreams", (1, 32))
+    entry.function(options, defaulting.Context((1, 37), options, ()))
+    assert options == {"stream": "All"}

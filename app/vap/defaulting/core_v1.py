@@ -21,6 +21,13 @@ the playground offers (1.28 to 1.37) that change a default:
 * ``InPlacePodVerticalScaling`` had a resize-policy default in ``SetDefaults_Pod`` up to 1.32, behind
   the gate, which was off by default in those releases (removed in 1.33): it never applies here.
 * ``PodLogsQuerySplitStreams`` (alpha, off in every release checked) gates the log-stream default.
+* ``DefaultHostNetworkHostPortsInPodTemplates`` (off by default) would also give host ports in pod
+  templates, as releases before 1.28 did; with default gates only Pods get them.
+
+Some defaults kept their values but changed form, which shows in the names recorded for them: the iSCSI,
+RBD, AzureDisk and ScaleIO volume sources were defaulted by ``SetDefaults_<Type>`` functions up to 1.30
+and by ``+default=`` markers from 1.31; ``ReplicationControllerSpec.replicas`` by
+``SetDefaults_ReplicationController`` up to 1.35 and by a marker from 1.36.
 
 Quantities are left as written, except where a default computes one (a value rounded up to milli
 units, a sum of container requests): that one is written in its canonical form. Canonicalising every
@@ -46,7 +53,17 @@ GATES: dict[str, Version | None] = {
     "ImageVolume": (1, 35),
     "PodLevelResources": (1, 34),
     "PodLogsQuerySplitStreams": None,
+    "InPlacePodVerticalScaling": (1, 33),
+    "DefaultHostNetworkHostPortsInPodTemplates": None,
 }
+
+# The last release whose SetDefaults_Pod gives containers a resize policy (behind InPlacePodVerticalScaling,
+# off by default up to then, so it never shows with default gates).
+RESIZE_POLICY_DEFAULTS_UNTIL: Version = (1, 32)
+
+# Releases from which fixed defaults moved from SetDefaults_<Type> functions to +default= markers.
+VOLUME_MARKERS_SINCE: Version = (1, 31)  # iSCSI, RBD, AzureDisk, ScaleIO volume sources
+REPLICAS_MARKER_SINCE: Version = (1, 36)  # ReplicationControllerSpec.replicas
 
 # The last release in which pod-level resources are defaulted by the scheme (in 1.37 the pod
 # registry does it when a pod is created, behind PodLevelResourcesFixDefaulting).
@@ -105,15 +122,38 @@ def _set_default_ptr(obj: dict[str, Any], key: str, value: Any) -> None:
         obj[key] = value
 
 
-def _marker(definition: str, field: str, value: Any, *, pointer: bool = False) -> None:
-    """Register the declarative ``+default=`` marker of ``<Type>.<field>``."""
+def _marker(definition: str, field: str, value: Any, *, pointer: bool = False, since: Version | None = None) -> None:
+    """Register the declarative ``+default=`` marker of ``<Type>.<field>`` (from release ``since``)."""
     type_name = definition.rsplit(".", 1)[-1]
 
     def apply_marker(obj: dict[str, Any], context: Context) -> None:
         (_set_default_ptr if pointer else _set_default)(obj, field, value)
 
     apply_marker.__name__ = f"default_{type_name}_{field}"
-    defaults(definition, f"+default marker: {type_name}.{field}")(apply_marker)
+    defaults(definition, f"+default marker: {type_name}.{field}", since=since)(apply_marker)
+
+
+def _fields_function(definition: str, name: str, values: dict[str, Any], *, pointer: bool = False,
+                     until: Version | None = None) -> None:
+    """Register a ``SetDefaults_<Type>`` that only gives fields fixed values (up to release ``until``)."""
+
+    def set_fields(obj: dict[str, Any], context: Context) -> None:
+        for field, value in values.items():
+            (_set_default_ptr if pointer else _set_default)(obj, field, value)
+
+    set_fields.__name__ = name
+    defaults(definition, name, until=until)(set_fields)
+
+
+def _fixed_defaults(definition: str, values: dict[str, Any], *, pointer: bool = False,
+                    markers_since: Version) -> None:
+    """Fixed field defaults that a ``SetDefaults_<Type>`` function gave before ``markers_since``
+    and ``+default=`` markers give from then on (same values, other names in the record)."""
+    type_name = definition.rsplit(".", 1)[-1]
+    until = (markers_since[0], markers_since[1] - 1)
+    _fields_function(CORE + definition, f"SetDefaults_{type_name}", values, pointer=pointer, until=until)
+    for field, value in values.items():
+        _marker(CORE + definition, field, value, pointer=pointer, since=markers_since)
 
 
 # --- image references (k8s.io/kubernetes/pkg/util/parsers.ParseImageName) ---------------------
@@ -260,7 +300,16 @@ def set_defaults_replication_controller(obj: dict[str, Any], context: Context) -
         metadata["labels"] = dict(labels)
 
 
-_marker(CORE + "ReplicationControllerSpec", "replicas", 1, pointer=True)
+@defaults(CORE + "ReplicationController", "SetDefaults_ReplicationController",
+          until=(REPLICAS_MARKER_SINCE[0], REPLICAS_MARKER_SINCE[1] - 1))
+def set_defaults_replication_controller_replicas(obj: dict[str, Any], context: Context) -> None:
+    """Before the replicas marker, the same function also gave one replica."""
+    spec = _dict(obj, "spec")
+    if spec is not None:
+        _set_default_ptr(spec, "replicas", 1)
+
+
+_marker(CORE + "ReplicationControllerSpec", "replicas", 1, pointer=True, since=REPLICAS_MARKER_SINCE)
 
 
 # --- Pod and PodSpec --------------------------------------------------------------------------
@@ -288,6 +337,19 @@ def _host_network_ports(containers: list[dict[str, Any]]) -> None:
                 port["hostPort"] = port["containerPort"]
 
 
+def _default_resize_policy(container: dict[str, Any]) -> None:
+    """A container with requests gets resize policy NotRequired for cpu and memory it requests."""
+    requests = _dict(_dict(container, "resources"), "requests")
+    if requests is None:
+        return
+    policies = container.get("resizePolicy") if isinstance(container.get("resizePolicy"), list) else []
+    named = {policy.get("resourceName") for policy in policies if isinstance(policy, dict)}
+    added = [{"resourceName": name, "restartPolicy": "NotRequired"}
+             for name in ("cpu", "memory") if name in requests and name not in named]
+    if added:
+        container["resizePolicy"] = [*policies, *added]
+
+
 @defaults(CORE + "Pod", "SetDefaults_Pod")
 def set_defaults_pod(obj: dict[str, Any], context: Context) -> None:
     """Requests default to limits (on Pods only, not on pod templates), then pod-level resources,
@@ -297,6 +359,9 @@ def set_defaults_pod(obj: dict[str, Any], context: Context) -> None:
     init_containers = list(_dicts(spec, "initContainers"))
     for container in containers + init_containers:
         _requests_from_limits(container)
+    if enabled("InPlacePodVerticalScaling", context.version) and context.version <= RESIZE_POLICY_DEFAULTS_UNTIL:
+        for container in containers:
+            _default_resize_policy(container)
     if enabled("PodLevelResources", context.version) and context.version <= POD_LEVEL_DEFAULTS_UNTIL:
         _default_pod_level_resources(spec, context.version)
     _set_default_ptr(spec, "enableServiceLinks", True)
@@ -313,6 +378,9 @@ def set_defaults_pod_spec(obj: dict[str, Any], context: Context) -> None:
     _set_default_ptr(obj, "securityContext", {})
     _set_default_ptr(obj, "terminationGracePeriodSeconds", 30)
     _set_default(obj, "schedulerName", "default-scheduler")
+    if enabled("DefaultHostNetworkHostPortsInPodTemplates", context.version) and obj.get("hostNetwork") is True:
+        _host_network_ports(list(_dicts(obj, "containers")))
+        _host_network_ports(list(_dicts(obj, "initContainers")))
 
 
 _resource_lists("PodSpec", "overhead")
@@ -445,6 +513,7 @@ _marker(CORE + "ContainerPort", "protocol", "TCP")
 _resource_lists("ResourceRequirements", "limits", "requests")
 _resource_lists("VolumeResourceRequirements", "limits", "requests")
 _resource_lists("ContainerStatus", "allocatedResources")
+_resource_lists("PodStatus", "allocatedResources")
 
 
 @defaults(CORE + "ObjectFieldSelector", "SetDefaults_ObjectFieldSelector")
@@ -512,18 +581,15 @@ def set_defaults_service_account_token_projection(obj: dict[str, Any], context: 
 
 
 for _definition in ("ISCSIVolumeSource", "ISCSIPersistentVolumeSource"):
-    _marker(CORE + _definition, "iscsiInterface", "default")
+    _fixed_defaults(_definition, {"iscsiInterface": "default"}, markers_since=VOLUME_MARKERS_SINCE)
 for _definition in ("RBDVolumeSource", "RBDPersistentVolumeSource"):
-    _marker(CORE + _definition, "pool", "rbd")
-    _marker(CORE + _definition, "user", "admin")
-    _marker(CORE + _definition, "keyring", "/etc/ceph/keyring")
+    _fixed_defaults(_definition, {"pool": "rbd", "user": "admin", "keyring": "/etc/ceph/keyring"},
+                    markers_since=VOLUME_MARKERS_SINCE)
 for _definition in ("ScaleIOVolumeSource", "ScaleIOPersistentVolumeSource"):
-    _marker(CORE + _definition, "storageMode", "ThinProvisioned")
-    _marker(CORE + _definition, "fsType", "xfs")
-_marker(CORE + "AzureDiskVolumeSource", "cachingMode", "ReadWrite", pointer=True)
-_marker(CORE + "AzureDiskVolumeSource", "fsType", "ext4", pointer=True)
-_marker(CORE + "AzureDiskVolumeSource", "readOnly", False, pointer=True)
-_marker(CORE + "AzureDiskVolumeSource", "kind", "Shared", pointer=True)
+    _fixed_defaults(_definition, {"storageMode": "ThinProvisioned", "fsType": "xfs"},
+                    markers_since=VOLUME_MARKERS_SINCE)
+_fixed_defaults("AzureDiskVolumeSource", {"cachingMode": "ReadWrite", "fsType": "ext4", "readOnly": False,
+                                          "kind": "Shared"}, pointer=True, markers_since=VOLUME_MARKERS_SINCE)
 
 
 # --- persistent volumes and claims ------------------------------------------------------------
@@ -691,4 +757,5 @@ def set_defaults_pod_log_options(obj: dict[str, Any], context: Context) -> None:
         _set_default_ptr(obj, "stream", "All")
 
 
-__all__ = ["GATES", "POD_LEVEL_DEFAULTS_UNTIL", "canonical_quantity", "enabled", "image_tag", "pull_policy"]
+__all__ = ["GATES", "POD_LEVEL_DEFAULTS_UNTIL", "REPLICAS_MARKER_SINCE", "RESIZE_POLICY_DEFAULTS_UNTIL",
+           "VOLUME_MARKERS_SINCE", "canonical_quantity", "enabled", "image_tag", "pull_policy"]
