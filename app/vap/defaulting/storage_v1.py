@@ -4,7 +4,7 @@ Restates ``pkg/apis/storage/v1/defaults.go``. A VolumeAttachment's inline volume
 PersistentVolumeSpec and gets core/v1's defaults from that module.
 
 Release differences: ``seLinuxMount: false`` is filled when the ``SELinuxMountReadWriteOncePod``
-gate is on, which it is by default since 1.27 (beta), so in every version offered. The fields added
+gate is on, which it is by default since 1.28 (beta; off in 1.27), so in every version offered. The fields added
 later (``nodeAllocatableUpdatePeriodSeconds`` in 1.33, ``serviceAccountTokenInSecrets`` in 1.35,
 ``preventPodSchedulingIfMissing`` in 1.36) are not defaulted here: no upstream defaulting of them
 was found in the sources read.
