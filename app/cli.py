@@ -1,8 +1,13 @@
-"""The command line: `admission-playground serve`, `eval`, `test` and `convert`.
+"""The command line: `admission-playground serve`, `eval`, `check`, `test` and `convert`.
 
 Exit codes of eval: 0 allowed, 1 denied, 2 bad input (unreadable file or body, or problems that
-stopped the evaluation). Exit codes of test: 0 every case passes, 1 a case fails, 2 bad input
+stopped the evaluation). Exit codes of check: 0 every object admitted, 1 one denied, 2 bad input
+(see :mod:`app.check`). Exit codes of test: 0 every case passes, 1 a case fails, 2 bad input
 (see :mod:`app.testrun`).
+
+Every command keeps Unix manners: errors go to standard error as ``admission-playground: FILE:LINE: ...``,
+a closed pipe (``... | head -1``) ends the command quietly with status 141 (as SIGPIPE would), Ctrl+C
+with status 130, and ``-q`` prints as little as the command can.
 """
 
 from __future__ import annotations
@@ -11,11 +16,12 @@ import argparse
 import json
 import os
 import re
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from . import testrun
+from . import check, check_output, testrun
 from .vap import decision, evaluate
 from .vap.documents import PANES
 from .vap.evaluate import InputError
@@ -25,11 +31,28 @@ _FILE_OPTIONS = tuple((pane, "--" + re.sub(r"(?<=[a-z])([A-Z])", lambda m: "-" +
                       for pane in PANES)
 
 
+PROG = "admission-playground"
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130, as a shell reports a command ended by Ctrl+C
+EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE  # 141, as a shell reports a command ended by a closed pipe
+
+
+def version() -> str:
+    """The installed package's version."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(PROG)
+    except metadata.PackageNotFoundError:
+        return "0.0.0"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="admission-playground",
+        prog=PROG,
         description="What would kube-apiserver's ValidatingAdmissionPolicy admission do with this request?",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="run the playground (gunicorn)")
@@ -37,6 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=1,
                        help="gunicorn processes (default 1: evaluations run in their own worker processes)")
+    serve.add_argument("-q", "--quiet", action="store_true", help="log warnings and errors only")
 
     ev = sub.add_parser("eval", help="evaluate a scenario from files, or an API body from stdin with '-'")
     ev.add_argument("body", nargs="?", help="'-' to read a JSON API request body from standard input")
@@ -44,8 +68,45 @@ def _parser() -> argparse.ArgumentParser:
         ev.add_argument(flag, metavar="FILE", help="YAML or JSON file ('-' for standard input)")
     ev.add_argument("--kubernetes-version", help="Kubernetes version to emulate, e.g. 1.34")
     ev.add_argument("--json", action="store_true", help="print the API response as JSON")
+    ev.add_argument("-q", "--quiet", action="store_true",
+                    help="print nothing: the exit status says it (0 allowed, 1 denied, 2 bad input)")
+    _check_arguments(sub)
     testrun.add_arguments(sub)
     return parser
+
+
+def _check_arguments(sub: Any) -> None:
+    ch = sub.add_parser(
+        "check", help="check manifests against the cluster's policies (a CI gate)",
+        description="Evaluate every manifest (files, directories searched recursively for *.yaml, *.yml and "
+                    "*.json, or '-' for kustomize or helm output on standard input) as a CREATE, or an UPDATE of "
+                    "the --old object of the same kind, namespace and name, against the policies, bindings, "
+                    "params, namespaces, CRDs and RBAC of --policies (files, directories, or a cluster dump from "
+                    "kubectl get -o yaml). Exit status: 0 all admitted, 1 one denied, 2 bad input.")
+    ch.add_argument("manifests", nargs="*", metavar="PATH",
+                    help="manifest files or directories, '-' for standard input")
+    ch.add_argument("-p", "--policies", "--cluster", action="append", default=[], metavar="PATH",
+                    help="policies, bindings, params, namespaces, CRDs, RBAC (files, directories, a cluster "
+                         "dump; '-' for standard input); repeatable")
+    ch.add_argument("--old", action="append", default=[], metavar="PATH",
+                    help="the objects as they are now: a manifest of the same kind, namespace and name is "
+                         "checked as an UPDATE of it; repeatable")
+    ch.add_argument("-o", "--output", choices=check_output.FORMATS, default="table",
+                    help="what to print: a table (default), the API response per object as json or yaml, "
+                         "junit-xml or sarif")
+    ch.add_argument("--junit-xml", metavar="FILE", help="also write the results as JUnit XML")
+    ch.add_argument("--sarif", metavar="FILE", help="also write the findings as SARIF 2.1.0 (code scanning)")
+    ch.add_argument("--fail-on-warnings", action="store_true",
+                    help="an object admitted with warnings fails the check too (exit status 1)")
+    ch.add_argument("-n", "--namespace", metavar="NAME",
+                    help="the namespace of manifests that name none (default: default)")
+    ch.add_argument("--request", metavar="FILE",
+                    help="request attributes for every object (userInfo, dryRun, ...), as the Request pane")
+    ch.add_argument("--kubernetes-version", help="Kubernetes version to emulate, e.g. 1.34")
+    ch.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
+                    help="processes evaluating objects (default: one per CPU, for 100 objects or more)")
+    ch.add_argument("-q", "--quiet", action="store_true",
+                    help="print only the objects that fail the check, one file:line: line each")
 
 
 def _read(path: str) -> str:
@@ -84,7 +145,25 @@ def _stopped_by_problems(result: dict[str, Any]) -> bool:
     return any(p["severity"] == "error" for p in result.get("problems") or [])
 
 
+def _error(message: str) -> None:
+    print(f"{PROG}: {message}", file=sys.stderr)
+
+
+def _problem_places(result: dict[str, Any], files: dict[str, str]) -> list[str]:
+    """The errors of the evaluation, each at the file and line of the pane it was found in."""
+    out = []
+    for p in result.get("problems") or []:
+        if p["severity"] != "error":
+            continue
+        where = files.get(p["pane"], p["pane"])
+        if p.get("line"):
+            where += f":{p['line']}"
+        out.append(f"{where}: {p['path'] + ': ' if p.get('path') else ''}{p['message']}")
+    return out
+
+
 def run_eval(args: argparse.Namespace) -> int:
+    files: dict[str, str] = {}
     try:
         if args.body == "-":
             payload = json.loads(sys.stdin.read())
@@ -96,17 +175,32 @@ def run_eval(args: argparse.Namespace) -> int:
             for field, flag in _FILE_OPTIONS:
                 path = getattr(args, flag[2:].replace("-", "_"))
                 if path:
-                    payload[field] = _read(path)
+                    files[field] = "<stdin>" if path == "-" else path
+                    try:
+                        payload[field] = _read(path)
+                    except OSError as exc:
+                        _error(f"{path}: {exc.strerror or exc}")
+                        return 2
+                    except UnicodeDecodeError as exc:
+                        _error(f"{path}: not UTF-8 text ({exc.reason})")
+                        return 2
             if args.kubernetes_version:
                 payload["kubernetesVersion"] = args.kubernetes_version
             if "policy" not in payload:
                 print("admission-playground: --policy FILE (or '-' with an API body) is required", file=sys.stderr)
                 return 2
         result = evaluate(payload)
-    except (OSError, json.JSONDecodeError, InputError) as exc:
-        print(f"admission-playground: {exc}", file=sys.stderr)
+    except json.JSONDecodeError as exc:
+        _error(f"<stdin>:{exc.lineno}: the API body is not JSON: {exc.msg}")
         return 2
-    if args.json:
+    except (OSError, InputError) as exc:
+        _error(str(exc))
+        return 2
+    for place in _problem_places(result, files):
+        _error(place)
+    if args.quiet:
+        pass
+    elif args.json:
         json.dump(result, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
@@ -116,23 +210,87 @@ def run_eval(args: argparse.Namespace) -> int:
     return 0 if result["allowed"] else 1
 
 
+def run_check(args: argparse.Namespace) -> int:
+    """The `check` command."""
+    if not args.manifests:
+        _error("check: no manifests: give files, directories, or '-' for standard input")
+        return EXIT_BAD_INPUT
+    if not args.policies:
+        _error("check: no policies: give --policies PATH (files, directories or a cluster dump)")
+        return EXIT_BAD_INPUT
+    try:
+        request = None
+        if args.request:
+            request = check.read_documents(args.request)
+            request = request[0].value if request else None
+        jobs = args.jobs or (os.cpu_count() or 1)
+        options = check.Options(kubernetes_version=args.kubernetes_version, namespace=args.namespace,
+                                request=request, jobs=max(1, jobs))
+        report = check.run(args.manifests, args.policies, old_paths=args.old, options=options,
+                           fail_on_warnings=args.fail_on_warnings)
+    except check.CheckInputError as exc:
+        _error(str(exc))
+        return EXIT_BAD_INPUT
+    for problem in report.problems:
+        _error(str(problem))
+    for name, render in ((args.junit_xml, check_output.junit_xml), (args.sarif, check_output.as_sarif)):
+        if name:
+            try:
+                with open(name, "w", encoding="utf-8") as f:
+                    f.write(render(report))
+            except OSError as exc:
+                _error(f"cannot write {name}: {exc.strerror or exc}")
+                return EXIT_BAD_INPUT
+    if args.quiet:
+        text = check_output.failures(report)
+    else:
+        text = check_output.RENDER[args.output](report)
+    if text:
+        sys.stdout.write(text.rstrip("\n") + "\n")
+    return report.exit_code()
+
+
 def run_serve(args: argparse.Namespace) -> int:
     argv = ["gunicorn", "--config", "python:app.gunicorn_conf", "--bind", f"{args.host}:{args.port}",
-            "--workers", str(args.workers), "app:create_app()"]
+            "--workers", str(args.workers), *(["--log-level", "warning"] if args.quiet else []), "app:create_app()"]
     os.execvp(sys.executable, [sys.executable, "-m", *argv])
     return 0  # not reached
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line."""
+def _run(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "serve":
         return run_serve(args)
+    if args.command == "check":
+        return run_check(args)
     if args.command == "test":
         return testrun.run_test(args)
     if args.command == "convert":
         return testrun.run_convert(args)
     return run_eval(args)
+
+
+def _quiet_stdout() -> None:
+    """Point standard output at /dev/null: what is left in its buffer cannot fail at exit again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # not a real file (a test's capture)
+        pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; its exit status. A closed pipe and Ctrl+C end it quietly (141, 130)."""
+    try:
+        code = _run(argv)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

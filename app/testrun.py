@@ -50,7 +50,7 @@ def add_arguments(sub: Any) -> None:
     test.add_argument("files", nargs="+", metavar="FILE",
                       help="a suite file, '-' for standard input, a kyverno-test.yaml, or a directory of them")
     test.add_argument("--junit-xml", metavar="PATH", help="also write the results as JUnit XML")
-    test.add_argument("--quiet", action="store_true", help="print failing cases and the summary only")
+    test.add_argument("-q", "--quiet", action="store_true", help="print failing cases and the summary only")
 
     convert = sub.add_parser("convert", help="convert between suite files and Kyverno CLI tests")
     convert.add_argument("source", metavar="PATH", help="a suite file, or a kyverno-test.yaml or a directory of them")
@@ -58,6 +58,8 @@ def add_arguments(sub: Any) -> None:
                          help="kyverno: write a Kyverno test directory; suite: write suite files")
     convert.add_argument("-o", "--output", metavar="PATH",
                          help="the directory (kyverno), or the file or directory (suite; default standard output)")
+    convert.add_argument("-q", "--quiet", action="store_true",
+                         help="print no notes and no summary of the files written (errors only)")
 
 
 # --- loading -----------------------------------------------------------------------------------------
@@ -234,8 +236,8 @@ def run_convert(args: argparse.Namespace) -> int:
     """The `convert` command."""
     try:
         if args.to == "kyverno":
-            return _to_kyverno(args.source, args.output)
-        return _to_suites(args.source, args.output)
+            return _to_kyverno(args.source, args.output, quiet=getattr(args, "quiet", False))
+        return _to_suites(args.source, args.output, quiet=getattr(args, "quiet", False))
     except (kyvernotest.KyvernoTestError, store.ScenarioError) as exc:
         print(f"admission-playground: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -244,7 +246,7 @@ def run_convert(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
 
 
-def _to_kyverno(source: str, output: str | None) -> int:
+def _to_kyverno(source: str, output: str | None, *, quiet: bool = False) -> int:
     if not output:
         print("admission-playground: --output DIR is required with --to kyverno", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -255,19 +257,21 @@ def _to_kyverno(source: str, output: str | None) -> int:
     for file_name, text in exported.files.items():
         with open(os.path.join(output, file_name), "w", encoding="utf-8") as f:
             f.write(text)
+    if quiet:
+        return EXIT_OK
     for note in exported.notes:
         print(f"note: {note}", file=sys.stderr)
     print(f"wrote {len(exported.files)} files to {output}: {exported.cases} test cases as Kyverno results")
     return EXIT_OK
 
 
-def _to_suites(source: str, output: str | None) -> int:
+def _to_suites(source: str, output: str | None, *, quiet: bool = False) -> int:
     files = _kyverno_files(source) if os.path.isdir(source) else [source]
     if not files:
         raise kyvernotest.KyvernoTestError(f"{source}: no {kyvernotest.TEST_FILE} under this directory")
     imported = [i for f in files for i in kyvernotest.import_tests(f, _read)]
     for item in imported:
-        for note in item.notes:
+        for note in item.notes if not quiet else ():
             print(f"note: {item.path}: {note}", file=sys.stderr)
         for error in item.errors:
             print(f"warning: {item.path}: {error}", file=sys.stderr)
@@ -295,5 +299,6 @@ def _to_suites(source: str, output: str | None) -> int:
         used.add(name)
         with open(os.path.join(output, name + ".yaml"), "w", encoding="utf-8") as f:
             f.write(text)
-    print(f"wrote {len(texts)} suite files to {output}")
+    if not quiet:
+        print(f"wrote {len(texts)} suite files to {output}")
     return EXIT_OK
