@@ -28,7 +28,8 @@ from typing import Any, TextIO
 
 import yaml
 
-from .vap import evaluate, limits
+from .vap import DEFAULT_VERSION, evaluate, limits
+from .vap.resources import builtin_table
 
 EXIT_OK, EXIT_DENIED, EXIT_BAD_INPUT = 0, 1, 2
 EXTENSIONS = (".yaml", ".yml", ".json")
@@ -233,6 +234,12 @@ def _item_lines(doc: Manifest) -> list[int]:
     return []
 
 
+def is_kubernetes_object(doc: Manifest) -> bool:
+    """A document with an apiVersion and a kind, not kustomize's own configuration: other YAML files of a
+    repository (CI workflows, Helm values, kustomization.yaml) are not manifests to check."""
+    return bool(doc.api_version and doc.kind) and not doc.api_version.startswith("kustomize.config.k8s.io/")
+
+
 def read_all(paths: Sequence[str], stdin: TextIO | None = None) -> list[Manifest]:
     """The documents of every file the paths name (lists not expanded)."""
     return [doc for path in files_of(paths) for doc in read_documents(path, stdin)]
@@ -302,6 +309,7 @@ class Cluster:
     panes: dict[str, PaneText]
     policies: int = 0
     bindings: int = 0
+    cluster_scoped: set[tuple[str, str]] = field(default_factory=set)  # (group, kind) of CRDs of Cluster scope
 
     @classmethod
     def of(cls, documents: Sequence[Manifest], manifests: Sequence[Manifest] = ()) -> Cluster:
@@ -312,9 +320,12 @@ class Cluster:
         panes = {CLUSTER_PANE: PaneText.of(documents)}
         if extra:
             panes[EXTRA_PANE] = PaneText.of(extra)
+        crds = [d.value.get("spec") for d in [*objects, *extra] if d.kind == "CustomResourceDefinition"]
         return cls(panes,
                    policies=sum(d.kind == "ValidatingAdmissionPolicy" for d in objects),
-                   bindings=sum(d.kind == "ValidatingAdmissionPolicyBinding" for d in objects))
+                   bindings=sum(d.kind == "ValidatingAdmissionPolicyBinding" for d in objects),
+                   cluster_scoped={(str(c.get("group")), str((c.get("names") or {}).get("kind")))
+                                   for c in crds if isinstance(c, dict) and c.get("scope") == "Cluster"})
 
 
 # --- evaluating ------------------------------------------------------------------------------------------
@@ -428,8 +439,20 @@ class Checker:
         self.options = options
         self._requests: dict[str | None, str | None] = {}
 
+    def _namespaced(self, manifest: Manifest) -> bool:
+        """Whether the manifest's kind lives in a namespace (a kind nobody knows is taken to)."""
+        group, _, version = manifest.api_version.rpartition("/")
+        if (group, manifest.kind) in self.cluster.cluster_scoped:
+            return False
+        try:
+            table = builtin_table(self.options.kubernetes_version or DEFAULT_VERSION)
+        except ValueError:  # a version the core refuses: it says so in every response
+            return True
+        info = table.by_kind(group, version, manifest.kind)
+        return info.namespaced if info is not None else True
+
     def _request(self, manifest: Manifest) -> str | None:
-        namespace = self.options.namespace if not manifest.namespace else None
+        namespace = self.options.namespace if not manifest.namespace and self._namespaced(manifest) else None
         if namespace not in self._requests:
             request = dict(self.options.request or {})
             if namespace and "namespace" not in request:
@@ -574,7 +597,9 @@ def run(manifest_paths: Sequence[str], policy_paths: Sequence[str], *, old_paths
     if sum(list(p).count(STDIN) for p in (manifest_paths, policy_paths, old_paths)) > 1:
         raise CheckInputError(STDIN_NAME, None, "standard input ('-') can be read once only")
     cluster_docs = read_all(policy_paths, stdin)
-    manifests = expand_lists(read_all(manifest_paths, stdin))
+    read = expand_lists(read_all(manifest_paths, stdin))
+    manifests = [m for m in read if is_kubernetes_object(m)]
+    skipped = [m for m in read if not is_kubernetes_object(m)]
     old = old_objects(read_all(old_paths, stdin), options.namespace or "default") if old_paths else None
     cluster = Cluster.of(cluster_docs, manifests)
     checker = Checker(cluster, options)
@@ -584,6 +609,10 @@ def run(manifest_paths: Sequence[str], policy_paths: Sequence[str], *, old_paths
     if not cluster.policies and not any(d.kind.endswith(("WebhookConfiguration", "Policy")) for d in
                                         expand_lists(cluster_docs)):
         notes.append("no admission policies in the policy inputs: every object is admitted")
+    if skipped:
+        notes.append(f"{len(skipped)} document{'s' if len(skipped) > 1 else ''} skipped, not Kubernetes objects "
+                     "(no apiVersion or kind): " + ", ".join(m.where for m in skipped[:5])
+                     + (", ..." if len(skipped) > 5 else ""))
     if not manifests:
         notes.append("no manifests found")
     return Report(outcomes, problems, fail_on_warnings, notes)
