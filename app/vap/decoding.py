@@ -69,6 +69,17 @@ def unknown_fields(obj: Any, schemas: SchemaSet) -> list[Path]:
     return [f.path for f in _findings(obj, schemas) if f.message.startswith("unknown field ")]
 
 
+def stored_findings(obj: Any, schemas: SchemaSet) -> tuple[tuple[Path, str] | None, list[tuple[Path, str]]]:
+    """What decoding a stored object finds: its first decoding error (path and the apiserver's message), and
+    its unknown fields (path and rendered path)."""
+    if kind_schema(obj, schemas) is None:
+        return None, []
+    findings = _findings(obj, schemas)
+    errors = [(f.path, f.message) for f in findings if "cannot be handled as a" in f.message]
+    unknown = [(f.path, render_path(f.path)) for f in findings if f.message.startswith("unknown field ")]
+    return (errors[0] if errors else None), unknown
+
+
 def strict_error(obj: Mapping[str, Any], schema: KindSchema, unknown: list[str]) -> str:
     """The apiserver's error for an object with unknown fields under Strict field validation."""
     fields = ", ".join(f'unknown field "{path}"' for path in unknown)

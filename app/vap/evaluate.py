@@ -14,17 +14,18 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from . import admission, compiler, decision, kyverno, limits, rbac, validation, webhooks
+from . import admission, compiler, decision, decoding, kyverno, limits, rbac, validation, webhooks
 from .admission import Stored
 from .cel import library
 from .dispatcher import Cluster, Loaded
 from .documents import PANES, Document, Problem, load_pane
 from .params import param_kind_matches
-from .request import build_attributes, request_value
+from .request import FIELD_VALIDATIONS, build_attributes, request_value
 from .resources import ResourceTable, builtin_table
 from .result import Response
 from .scenario import InputError, Scenario, check_payload, payload_from_body
-from .schemas import schema_set
+from .schemas import SchemaSet, schema_set
+from .schemas.validate import render_path
 from .typecheck import check_policies, object_problems
 
 # (the body's checks live with the scenario; the web layer finds them here too)
@@ -33,6 +34,7 @@ __all__ = ["InputError", "check_payload", "evaluate", "payload_from_body", "resp
 ADMISSION_GROUP = "admissionregistration.k8s.io"
 POLICY_KINDS = {"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"}
 POLICY_VERSIONS = ("v1", "v1beta1", "v1alpha1")
+STORED_PANES = ("policy", "binding", "params", "namespace")  # documents stored in the cluster before the request
 
 
 def _is_policy_doc(doc: Document) -> bool:
@@ -103,6 +105,41 @@ def _defaulted_and_validated(
     return doc.memo[key]
 
 
+def _field_validation(request_docs: list[Document]) -> str:
+    """The request's fieldValidation, as the Request pane gives it (Strict when it does not; a value the
+    apiserver does not know is reported when the request is built)."""
+    value = request_docs[0].value if request_docs else None
+    given = value.get("fieldValidation", decoding.STRICT) if isinstance(value, dict) else decoding.STRICT
+    return (given or decoding.WARN) if given in FIELD_VALIDATIONS else decoding.STRICT
+
+
+def _refused_by_decoding(doc: Document, schemas: SchemaSet, field_validation: str, problems: list[Problem],
+                         rejected: list[dict[str, Any]]) -> bool:
+    """Whether the apiserver would refuse to store a document when decoding it: a value of the wrong type,
+    or unknown fields under Strict field validation (the same request option, as kubectl sends it when the
+    objects are created). Under Warn each unknown field is a warning at its line."""
+    key = ("decoding", schemas.key)
+    if key not in doc.memo:
+        doc.memo[key] = decoding.stored_findings(doc.value, schemas)
+    error, unknown = doc.memo[key]
+    if error is None and unknown and field_validation == decoding.STRICT:
+        schema = decoding.kind_schema(doc.value, schemas)
+        assert schema is not None
+        error = (unknown[0][0], decoding.strict_error(doc.value, schema, [field for _, field in unknown]))
+    if error is not None:
+        path, message = error
+        line, column = doc.locate(path)
+        problems.append(Problem(doc.pane, doc.index, line, column, render_path(path), "error", message))
+        rejected.append({"kind": doc.kind, "name": doc.name, "pane": doc.pane, "document": doc.index,
+                         "message": message})
+        return True
+    if field_validation == decoding.WARN:
+        for path, field in unknown:
+            line, column = doc.locate(path)
+            problems.append(Problem(doc.pane, doc.index, line, column, field, "warning", f'unknown field "{field}"'))
+    return False
+
+
 def _param_scope(table: ResourceTable, objects: list[Any]) -> Any:
     def scope(param_kind: Mapping[str, Any]) -> bool | None:
         api_version = str(param_kind.get("apiVersion", ""))
@@ -136,16 +173,27 @@ def respond(scenario: Scenario) -> Response:
         problems.extend(pane_problems)
     unreadable = bool(problems)
 
+    # CustomResourceDefinitions first: the other documents are decoded with their kinds known
+    crds = [doc.value for pane in STORED_PANES for doc in panes[pane]
+            if doc.kind == "CustomResourceDefinition" and isinstance(doc.value, dict)]
+    table = builtin_table(version)
+    if crds:
+        table = table.with_custom_resources(crds)
+    schemas = schema_set(version, crds)
+    field_validation = _field_validation(panes["request"])
+    rejected: list[dict[str, Any]] = []
+
     policy_docs: list[Document] = []
     webhook_docs: list[Document] = []
     kyverno_docs: list[Document] = []
     namespaces: dict[str, dict[str, Any]] = {}
     objects: list[Any] = []
-    crds: list[Any] = []
     rbac_docs: list[Document] = []
     object_doc = old_object_doc = request_doc = None
     for pane in PANES:
         for doc in panes[pane]:
+            if pane in STORED_PANES and _refused_by_decoding(doc, schemas, field_validation, problems, rejected):
+                continue
             if _is_policy_doc(doc):
                 policy_docs.append(doc)
             elif pane not in ("object", "oldObject") and webhooks.is_webhook_doc(doc):
@@ -168,20 +216,15 @@ def respond(scenario: Scenario) -> Response:
             elif doc.kind == "Namespace" and doc.api_version == "v1":
                 namespaces[doc.name] = doc.value
             elif doc.kind == "CustomResourceDefinition":
-                crds.append(doc.value)
+                pass  # read above
             else:
                 if rbac.is_rbac_document(doc):  # RBAC objects are stored objects that also answer the authorizer
                     rbac_docs.append(doc)
                 objects.append(doc.value)
 
-    table = builtin_table(version)
-    if crds:
-        table = table.with_custom_resources(crds)
-    schemas = schema_set(version, crds)
     for doc in (object_doc, old_object_doc):
         if doc is not None:  # unknown and ill-typed fields, as kubectl's validation warns of them
             problems.extend(object_problems(doc, schemas))
-    rejected: list[dict[str, Any]] = []
     policies, bindings = _load_policy_docs(policy_docs, version, problems, rejected)
     webhook_notes: list[str] = []
     hooks = webhooks.load(webhook_docs, version=version,

@@ -16,8 +16,9 @@ from .documents import Document, Problem
 from .resources import GroupVersionKind, GroupVersionResource, ResourceTable, guess_resource
 
 OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
-# a request's fieldValidation, as the apiserver lists them in its error; kubectl sends Strict
-FIELD_VALIDATIONS = ("Ignore", "Warn", "Strict")
+# a request's fieldValidation (CreateOptions, UpdateOptions), as the apiserver lists the values it takes in its
+# error; an empty one is Warn (handlers/rest.go); kubectl sends Strict, which the playground takes when none is given
+FIELD_VALIDATIONS = ("", "Ignore", "Strict", "Warn")
 
 
 def derived_operation(has_object: bool, has_old_object: bool) -> str:
@@ -224,7 +225,7 @@ def build_attributes(
     elif not isinstance(user_info, dict):
         problems.append(_req_problem(request_doc, "userInfo", "userInfo must be a mapping"))
         return None, problems
-    field_validation = req.get("fieldValidation", FIELD_VALIDATIONS[-1])
+    field_validation = req.get("fieldValidation", "Strict")
     if field_validation not in FIELD_VALIDATIONS:
         problems.append(_req_problem(request_doc, "fieldValidation", f'Unsupported value: "{field_validation}": '
                                      "supported values: " + ", ".join(f'"{v}"' for v in FIELD_VALIDATIONS)))
@@ -241,7 +242,7 @@ def build_attributes(
         options = {"kind": _OPTIONS_KIND[operation], "apiVersion": "meta.k8s.io/v1"}
         if dry_run:
             options["dryRun"] = ["All"]
-        if operation in ("CREATE", "UPDATE"):
+        if operation in ("CREATE", "UPDATE") and field_validation:
             options["fieldValidation"] = field_validation
     obj, old = _stable_copy(obj_source, obj), _stable_copy(old_source, old)
     attrs = Attributes(
@@ -258,7 +259,7 @@ def build_attributes(
         dry_run=dry_run,
         options=options if isinstance(options, dict) else None,
         notes=notes,
-        field_validation=field_validation,
+        field_validation=field_validation or "Warn",
         as_stored=as_stored,
     )
     return attrs, problems
