@@ -3,7 +3,3 @@
 Upstream has no ``defaults.go`` (nor a generated defaulter) for node.k8s.io/v1: a RuntimeClass is
 stored as it was sent. Its ``overhead.podFixed`` and ``scheduling`` have no defaults either.
 """
-
-from __future__ import annotations
-
-DEFINITIONS: tuple[str, ...] = ()  # no node/v1 type has a defaulting function

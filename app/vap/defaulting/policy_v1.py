@@ -5,7 +5,3 @@ stored as it was sent (``unhealthyPodEvictionPolicy`` left out means ``IfHealthy
 eviction time, but the field is not filled). The module exists so that the group's absence of
 defaults is stated, and tested, rather than forgotten.
 """
-
-from __future__ import annotations
-
-DEFINITIONS: tuple[str, ...] = ()  # no policy/v1 type has a defaulting function
