@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from . import cel, compiler, validation, validator
+from .cel import library
 from .dispatcher import EXCLUDED_REVIEWS
 from .documents import Document, Problem
 from .matching import NamespaceLookup, matches
@@ -211,7 +212,8 @@ def _validate_rule(rule: dict[str, Any], path: str) -> list[FieldError]:
     if not operations:
         errs.append(validation.required(f"{path}.operations"))
     if len(operations) > 1 and "*" in operations:
-        errs.append(validation.invalid(f"{path}.operations", operations,
+        errs.append(validation.invalid(f"{path}.operations",
+                                       validation._GoValue("[]admissionregistration.OperationType", operations),
                                        "if '*' is present, must not specify other operations"))
     supported = ["*", "CONNECT", "CREATE", "DELETE", "UPDATE"]
     for i, op in enumerate(operations):
@@ -221,12 +223,12 @@ def _validate_rule(rule: dict[str, Any], path: str) -> list[FieldError]:
     if not groups:
         errs.append(validation.required(f"{path}.apiGroups"))
     if len(groups) > 1 and "*" in groups:
-        errs.append(validation.invalid(f"{path}.apiGroups", groups,
+        errs.append(validation.invalid(f"{path}.apiGroups", validation._GoValue("[]string", groups),
                                        "if '*' is present, must not specify other API groups"))
     if not versions:
         errs.append(validation.required(f"{path}.apiVersions"))
     if len(versions) > 1 and "*" in versions:
-        errs.append(validation.invalid(f"{path}.apiVersions", versions,
+        errs.append(validation.invalid(f"{path}.apiVersions", validation._GoValue("[]string", versions),
                                        "if '*' is present, must not specify other API versions"))
     errs += [validation.required(f"{path}.apiVersions[{i}]") for i, v in enumerate(versions) if not v]
     errs += validation._validate_resources(validation._strs(rule, "resources"), f"{path}.resources")
@@ -312,7 +314,8 @@ def _validate_review_versions(versions: list[str], path: str) -> list[FieldError
         errs += [validation.invalid(f"{path}[{i}]", version, m) for m in validation._dns1035_label(version)]
         accepted |= version in _REVIEW_VERSIONS
     if not accepted:
-        errs.append(validation.invalid(path, versions, "must include at least one of " + ", ".join(_REVIEW_VERSIONS)))
+        errs.append(validation.invalid(path, validation._GoValue("[]string", versions),
+                                       "must include at least one of " + ", ".join(_REVIEW_VERSIONS)))
     return errs
 
 
@@ -342,7 +345,8 @@ def load(
                 "timeoutSeconds 30)"
             )
         obj = default_configuration(doc.value)
-        errors = validate_configuration(obj, compile_check(version_part))
+        with validation.messages_for(library.version_tuple(version)):  # the texts of that server's apimachinery
+            errors = validate_configuration(obj, compile_check(version_part))
         if errors:
             problems.extend(field_problem(doc, e) for e in errors)
             rejected.append({
@@ -622,8 +626,9 @@ def _consequences(hook: Webhook, record: dict[str, Any], attrs: Attributes, inde
             "anything outside the request"
         )
     record["consequences"].append(
-        f'if it denies: the request fails with the code of its answer (400 if it gives none) and the message '
-        f'admission webhook "{name}" denied the request: <its message>'
+        f'if it denies: the request fails with the code of its answer (400 if it gives none, or one below 400) and '
+        f'the message admission webhook "{name}" denied the request: <its message, else its reason>, or '
+        f'admission webhook "{name}" denied the request without explanation when it gives neither'
         + ("; if it allows, it may also send a patch that changes the object" if hook.mutating else "")
     )
     timeout = spec.get("timeoutSeconds")
