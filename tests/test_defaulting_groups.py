@@ -188,6 +188,20 @@ JOB_CASES = [
                               "podReplacementPolicy": "Failed"}, {"app": "pi"},
      {"completions": 11, "parallelism": 10, "backoffLimit": 5, "completionMode": "Indexed", "suspend": True,
       "manualSelector": True, "podReplacementPolicy": "Failed"}),
+    # WQ: parallelism explicitly 0 and completions unset: only the backoff limit and the rest are defaulted
+    ("TestSetDefaultJob", V, {"template": JOB_TEMPLATE, "parallelism": 0}, {"app": "pi"},
+     {"parallelism": 0, "backoffLimit": 6, "completionMode": "NonIndexed", "suspend": False,
+      "podReplacementPolicy": "TerminatingOrFailed", "manualSelector": False}),
+    # backoffLimit explicitly 5 and others unset
+    ("TestSetDefaultJob", V, {"template": JOB_TEMPLATE, "backoffLimit": 5}, {"app": "pi"},
+     {"backoffLimit": 5, "completions": 1, "parallelism": 1, "completionMode": "NonIndexed", "suspend": False,
+      "podReplacementPolicy": "TerminatingOrFailed", "manualSelector": False}),
+    # a per-index backoff limit with an explicit global one: no change
+    ("TestSetDefaultJob", V, {"template": JOB_TEMPLATE, "completions": 11, "parallelism": 10, "backoffLimit": 3,
+                              "backoffLimitPerIndex": 1, "completionMode": "Indexed", "suspend": True,
+                              "manualSelector": True}, {"app": "pi"},
+     {"completions": 11, "parallelism": 10, "backoffLimit": 3, "backoffLimitPerIndex": 1, "completionMode": "Indexed",
+      "suspend": True, "manualSelector": True, "podReplacementPolicy": "TerminatingOrFailed"}),
     # a per-index backoff limit makes the global one unbounded
     ("TestSetDefaultJob", V, {"template": JOB_TEMPLATE, "completionMode": "Indexed", "completions": 2,
                               "backoffLimitPerIndex": 1}, {"app": "pi"},
