@@ -27,7 +27,8 @@ the playground offers (1.28 to 1.37) that change a default:
 Some defaults kept their values but changed form, which shows in the names recorded for them: the iSCSI,
 RBD, AzureDisk and ScaleIO volume sources were defaulted by ``SetDefaults_<Type>`` functions up to 1.30
 and by ``+default=`` markers from 1.31; ``ReplicationControllerSpec.replicas`` by
-``SetDefaults_ReplicationController`` up to 1.35 and by a marker from 1.36.
+``SetDefaults_ReplicationController`` up to 1.35 and by a marker from 1.36. ``FileKeySelector.optional``
+(environment variables read from files, a type that exists from 1.34) has a marker of its own.
 
 Quantities are left as written, except where a default computes one (a value rounded up to milli
 units, a sum of container requests): that one is written in its canonical form. Canonicalising every
@@ -514,6 +515,10 @@ _resource_lists("ResourceRequirements", "limits", "requests")
 _resource_lists("VolumeResourceRequirements", "limits", "requests")
 _resource_lists("ContainerStatus", "allocatedResources")
 _resource_lists("PodStatus", "allocatedResources")
+
+
+# An env var read from a file (EnvFiles, from 1.34) is required unless it says otherwise.
+_marker(CORE + "FileKeySelector", "optional", False, pointer=True)
 
 
 @defaults(CORE + "ObjectFieldSelector", "SetDefaults_ObjectFieldSelector")
