@@ -272,8 +272,8 @@ def respond(scenario: Scenario) -> Response:
 def _decided(state: admission.RequestState, stored: admission.Stored, response: Response,
              notes: list[str]) -> Response:
     """The response's decision and records, from what each stage of the chain recorded."""
-    decoded, mutating, policies, validating = (state.stage(stage.plugin) for stage in admission.STAGES)
-    assert decoded is not None and mutating is not None and policies is not None and validating is not None
+    mutating, policies, validating = (state.stage(plugin) for plugin in admission.ALWAYS_LISTED)
+    assert mutating is not None and policies is not None and validating is not None
     ended = state.ended_by
     attrs = state.attrs
     webhook_records = [*mutating.details["webhooks"], *validating.details["webhooks"]]
@@ -297,11 +297,18 @@ def _decided(state: admission.RequestState, stored: admission.Stored, response: 
         object=attrs.object,
         old_object=attrs.old_object,
         notes=tuple(notes),
-        changes=decoded.changes,
-        admission=({"stages": [stage.to_json() for stage in state.stages if stage.plugin in admission.PLUGINS],
+        changes=tuple(change for stage in state.stages for change in stage.changes),
+        admission=({"stages": [stage.to_json() for stage in state.stages if _listed(stage)],
                     "decidedBy": ended.decided_by if ended is not None else None}
                    if stored.hooks or stored.kyverno_policies else None),
     )
+
+
+def _listed(stage: admission.StageRecord) -> bool:
+    """Whether the response's admission.stages lists a stage: every admission plugin that changed or refused the
+    request, and the webhook and policy plugins whatever they did."""
+    return stage.plugin in admission.PLUGINS and (stage.plugin in admission.ALWAYS_LISTED
+                                                  or stage.outcome not in ("nothing to do", "not reached"))
 
 
 def _authorizer(user_info: Mapping[str, Any], cluster_rbac: rbac.RBAC) -> Any:

@@ -3,7 +3,7 @@ each, in kube-apiserver's order, over the values of :mod:`.state`."""
 
 from __future__ import annotations
 
-from .chain import PLUGINS, STAGES, run
+from .chain import ALWAYS_LISTED, PLUGINS, STAGES, run
 from .state import RequestState, StageRecord, Stored
 
-__all__ = ["PLUGINS", "STAGES", "RequestState", "StageRecord", "Stored", "run"]
+__all__ = ["ALWAYS_LISTED", "PLUGINS", "STAGES", "RequestState", "StageRecord", "Stored", "run"]

@@ -31,10 +31,13 @@ class Stage(NamedTuple):
     not_reached: Callable[[RequestState, Stored], StageRecord]
 
 
-STAGES = tuple(Stage(m.PLUGIN, m.admit, m.not_reached)
-               for m in (decode, mutating_webhook, validating_policy, validating_webhook))
-# the stages that are admission plugins (the response's admission.stages lists these)
-PLUGINS = tuple(stage.plugin for stage in STAGES[1:])
+# In the order kube-apiserver runs them. A module's ADMISSION_PLUGIN says whether it is an admission plugin
+# (the response's admission.stages lists those); decoding and the registry strategy are not.
+_MODULES = (decode, mutating_webhook, validating_policy, validating_webhook)
+STAGES = tuple(Stage(m.PLUGIN, m.admit, m.not_reached) for m in _MODULES)
+PLUGINS = tuple(m.PLUGIN for m in _MODULES if getattr(m, "ADMISSION_PLUGIN", True))
+# listed in admission.stages whatever they did; the other plugins only when they changed or refused the request
+ALWAYS_LISTED = (mutating_webhook.PLUGIN, validating_policy.PLUGIN, validating_webhook.PLUGIN)
 
 
 def run(stored: Stored, attrs: Attributes) -> RequestState:

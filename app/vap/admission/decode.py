@@ -17,6 +17,7 @@ from ..cel.library import version_tuple
 from .state import ALLOWED, DENIED, NOT_REACHED, NOTHING_TO_DO, RequestState, StageRecord, Stored
 
 PLUGIN = "decoding"
+ADMISSION_PLUGIN = False
 
 
 def admit(state: RequestState, stored: Stored) -> StageRecord:
