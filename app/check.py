@@ -61,9 +61,14 @@ class Manifest:
     """One document of an input file: where it starts, its text (or parsed value) and its value."""
 
     file: str
-    line: int  # the line of its file where the document starts (1-based)
+    line: int  # the line of its file where the object starts: its first line that is not a comment (1-based)
     source: Any  # the document's text as written, or its value (an item of a List)
     value: dict[str, Any]
+    start: int = 0  # the line of its file where the document's text starts (its ``---`` line, if any)
+
+    def __post_init__(self) -> None:
+        if not self.start:
+            self.start = self.line
 
     @property
     def kind(self) -> str:
@@ -98,7 +103,7 @@ class Manifest:
         """The line of the file for a line counted in the document's own text."""
         if pane_line is None or not isinstance(self.source, str):
             return self.line
-        return self.line + pane_line - 1
+        return self.start + pane_line - 1
 
 
 # --- reading -------------------------------------------------------------------------------------------
@@ -163,8 +168,11 @@ def split_documents(text: str) -> list[tuple[int, str]]:
     return [(n, t) for n, t in documents if t.strip()]
 
 
-def _yaml_error(file: str, start: int, exc: yaml.YAMLError) -> CheckInputError:
+def _yaml_error(file: str, start: int, exc: yaml.YAMLError, lines: int) -> CheckInputError:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    context = getattr(exc, "context_mark", None)
+    if mark is not None and context is not None and mark.line >= lines:  # found at the end: where it began
+        mark = context
     line = start + mark.line if mark is not None else start
     problem = getattr(exc, "problem", None) or str(exc)
     context = getattr(exc, "context", None)
@@ -184,14 +192,24 @@ def read_documents(path: str, stdin: TextIO | None = None) -> list[Manifest]:
             if path.endswith(".json"):
                 value, chunk = _json_document(name, chunk), None
             else:
-                raise _yaml_error(name, start, exc) from None
+                raise _yaml_error(name, start, exc, chunk.count("\n")) from None
         if value is None:
             continue
         if not isinstance(value, dict):
             raise CheckInputError(name, start, f"a document must be a mapping (a Kubernetes object), "
                                   f"not {type(value).__name__}")
-        out.append(Manifest(name, start, chunk if chunk is not None else value, value))
+        out.append(Manifest(name, start + _first_content_line(chunk), chunk if chunk is not None else value, value,
+                            start))
     return out
+
+
+def _first_content_line(text: str | None) -> int:
+    """How many lines of a document's text come before its content (a ``---`` line, comments, blank lines)."""
+    for n, line in enumerate((text or "").splitlines()):
+        bare = line.strip()
+        if bare and not bare.startswith("#") and not _SEPARATOR.fullmatch(bare):
+            return n
+    return 0
 
 
 def _json_document(name: str, text: str) -> Any:
@@ -230,7 +248,7 @@ def _item_lines(doc: Manifest) -> list[int]:
     node = yaml.compose(doc.source, Loader=_Loader)
     for key, value in getattr(node, "value", []):
         if getattr(key, "value", None) == "items" and isinstance(value, yaml.SequenceNode):
-            return [doc.line + item.start_mark.line for item in value.value]
+            return [doc.start + item.start_mark.line for item in value.value]
     return []
 
 
@@ -295,7 +313,7 @@ class PaneText:
             segment = candidate
         if not isinstance(segment.doc.source, str):
             return segment.doc.file, segment.doc.line
-        return segment.doc.file, segment.doc.line + line - segment.pane_line
+        return segment.doc.file, segment.doc.start + line - segment.pane_line
 
 
 CLUSTER_PANE = "policy"  # the core routes every document by kind, whichever pane holds it
