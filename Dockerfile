@@ -16,8 +16,15 @@ RUN pip install --no-cache-dir /tmp/wheels/*.whl \
     && useradd --system --no-create-home playground \
     && mkdir -p /srv/playground/data \
     && chown playground /srv/playground/data
+# The entry point: `docker run IMAGE check ...` (or eval, test, convert, serve, --version, --help) runs that
+# admission-playground command; anything else, the default CMD (gunicorn) among them, runs as given.
+RUN printf '%s\n' '#!/bin/sh' \
+        'case "$1" in check|eval|test|convert|serve|--version|--help|-h) exec admission-playground "$@" ;; esac' \
+        'exec "$@"' > /usr/local/bin/playground-entrypoint \
+    && chmod 755 /usr/local/bin/playground-entrypoint
 # The working folder holds only data/, where shared scenarios are kept (SQLite, unless DATABASE_URL is set).
 WORKDIR /srv/playground
 USER playground
 EXPOSE 8000
+ENTRYPOINT ["playground-entrypoint"]
 CMD ["gunicorn", "--config", "python:app.gunicorn_conf", "--bind", "0.0.0.0:8000", "app:create_app()"]

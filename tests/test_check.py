@@ -482,3 +482,32 @@ def test_the_pre_commit_hook_installs_from_this_repository(tmp_path):
     proc = _pre_commit(repo, config, tmp_path / "home")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "deploy/overlays/prod/search.yaml:12" in proc.stdout
+
+
+def test_the_container_runs_a_command_given_and_the_server_by_default(tmp_path):
+    """The Dockerfile's entry point, written as its RUN writes it and run with stand-ins for the two programs:
+    `docker run IMAGE check ...` runs admission-playground check, the default CMD still runs gunicorn."""
+    text = (ROOT / "Dockerfile").read_text().replace("\\\n", " ")
+    instructions = [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    assert 'ENTRYPOINT ["playground-entrypoint"]' in instructions
+    assert instructions.index('ENTRYPOINT ["playground-entrypoint"]') < instructions.index(instructions[-1])
+    (run,) = [i for i in instructions if i.startswith("RUN ") and "playground-entrypoint" in i]
+    entrypoint = tmp_path / "playground-entrypoint"
+    subprocess.run(["sh", "-c", run[4:].replace("/usr/local/bin/playground-entrypoint", str(entrypoint))],
+                   check=True)
+    stubs = tmp_path / "bin"
+    stubs.mkdir()
+    for program in ("admission-playground", "gunicorn"):
+        _write(stubs / program, f'#!/bin/sh\necho {program} "$@"\n').chmod(0o755)
+    env = {**os.environ, "PATH": f"{stubs}{os.pathsep}{os.environ['PATH']}"}
+    cmd = json.loads(instructions[-1][len("CMD "):])
+
+    def container(*args: str) -> str:
+        return subprocess.run([str(entrypoint), *args], capture_output=True, text=True, env=env,
+                              check=True).stdout.strip()
+
+    assert container(*cmd) == "gunicorn " + " ".join(cmd[1:])
+    assert container("check", "manifests/", "--policies", "cluster.yaml") == (
+        "admission-playground check manifests/ --policies cluster.yaml")
+    assert container("--version") == "admission-playground --version"
+    assert container("echo", "hello") == "hello"
