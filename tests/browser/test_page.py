@@ -129,3 +129,20 @@ def test_an_http_error_is_shown_in_the_result_region(page):
     page.locator('#result[data-decision="error"]').wait_for()
     assert "HTTP 413" in page.locator("#result [data-banner]").inner_text()
     assert "replica-limit.example.com" in editor_text(page, "policy")
+
+
+def test_the_changes_from_the_pasted_object_are_shown_as_a_diff(page):
+    page.goto("/?example=replica-limit")
+    changes = page.locator("section.changes")
+    assert not changes.locator(".diff").is_visible()  # folded until asked for
+    changes.locator("summary").click()
+    added = changes.locator("li.diff-add", has_text="spec.revisionHistoryLimit")
+    assert added.locator(".diff-after").inner_text() == "10"
+    assert added.locator(".diff-stage").inner_text() == "defaulting: SetDefaults_Deployment"
+    # evaluated as pasted, nothing changes and the section is gone
+    page.locator('details[data-pane="request"] summary').click()
+    page.locator('.CodeMirror[data-pane="request"]').click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("\nasStored: false\n")
+    page.keyboard.press("Control+Enter")
+    page.locator("section.changes").wait_for(state="detached")
