@@ -356,6 +356,7 @@ class Options:
     namespace: str | None = None  # the namespace of manifests that name none (kubectl's -n)
     request: dict[str, Any] | None = None  # request attributes for every object (userInfo, dryRun, ...)
     jobs: int = 1
+    whole_responses: bool = True  # False: keep of each response only what the table, JUnit and SARIF show
 
 
 @dataclass
@@ -494,7 +495,23 @@ class Checker:
 
     def evaluate(self, manifest: Manifest | None, old: Manifest | None) -> dict[str, Any]:
         with limits.use(CHECK_LIMITS):
-            return evaluate(self.payload(manifest, old))
+            response = evaluate(self.payload(manifest, old))
+        return response if self.options.whole_responses or manifest is None else summary_of(response)
+
+
+def summary_of(response: dict[str, Any]) -> dict[str, Any]:
+    """What an outcome reads of a response: the decision, the warnings, the object's problems, the request's
+    names (a worker process sends back this much rather than the whole response)."""
+    request = response.get("request")
+    admission = response.get("admission")
+    return {
+        "allowed": response.get("allowed"),
+        "status": response.get("status"),
+        "warnings": response.get("warnings"),
+        "problems": [p for p in response.get("problems") or [] if p.get("pane") in ("object", "oldObject", "request")],
+        "request": None if request is None else {k: request.get(k) for k in ("operation", "namespace", "name")},
+        "admission": None if admission is None else {"decidedBy": admission.get("decidedBy")},
+    }
 
 
 _WORKER: Checker | None = None

@@ -225,7 +225,8 @@ def run_check(args: argparse.Namespace) -> int:
             request = request[0].value if request else None
         jobs = args.jobs or (os.cpu_count() or 1)
         options = check.Options(kubernetes_version=args.kubernetes_version, namespace=args.namespace,
-                                request=request, jobs=max(1, jobs))
+                                request=request, jobs=max(1, jobs),
+                                whole_responses=args.output in ("json", "yaml") and not args.quiet)
         report = check.run(args.manifests, args.policies, old_paths=args.old, options=options,
                            fail_on_warnings=args.fail_on_warnings)
     except check.CheckInputError as exc:
