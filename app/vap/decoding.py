@@ -10,7 +10,9 @@ create.go and update.go, with the serializer of k8s.io/apimachinery/pkg/runtime/
   ``fieldValidation`` (CreateOptions/UpdateOptions): ``Strict`` (what kubectl sends by default) fails the
   request with ``... cannot be handled as a Deployment: strict decoding error: unknown field "spec.x"``,
   ``Warn`` answers with a warning ``unknown field "spec.x"`` for each, ``Ignore`` says nothing;
-* then the scheme's defaults are applied (:mod:`app.vap.defaulting`).
+* then the scheme's defaults are applied (:mod:`app.vap.defaulting`), or for a custom resource the
+  ``default`` values of its CustomResourceDefinition's schema (:mod:`app.vap.defaulting.structural`); its
+  unknown fields are pruned like a built-in kind's.
 
 The old object of an UPDATE or DELETE is the stored object: it was decoded and defaulted when it was
 stored, so it is decoded and defaulted here too, with nothing to refuse.
@@ -27,6 +29,7 @@ from typing import Any
 
 from . import defaulting, fast
 from .changes import REMOVE, Change, Path
+from .defaulting import structural
 from .schemas import KindSchema, SchemaSet
 from .schemas.validate import Finding, check_object, render_path
 
@@ -116,9 +119,11 @@ def _decode(obj: Any, schemas: SchemaSet, version: tuple[int, int]) -> Decoded:
     if unknown:
         value = _without(obj, unknown)
         made = [Change(DECODING, path, REMOVE, _at(obj, path)) for path in unknown]
-    if not schema.custom:
+    if schema.custom:
+        value, defaulted = structural.apply(value, schema.root)
+    else:
         value, defaulted = defaulting.apply(value, schema, schemas, version)
-        made.extend(defaulted)
+    made.extend(defaulted)
     return Decoded(value, tuple(render_path(p) for p in unknown), None, tuple(made))
 
 
