@@ -1,4 +1,4 @@
-"""The fixed set of scenarios the benchmark runs: the gallery and four synthetic ones.
+"""The fixed set of scenarios the benchmark runs: the gallery and five synthetic ones.
 
 Every scenario is a JSON API body with YAML text panes, as the page sends it. The synthetic ones:
 
@@ -10,6 +10,8 @@ Every scenario is a JSON API body with YAML text panes, as the page sends it. Th
   real policies, nothing reads every key of the data, so the object's bulk is carried, not walked.
 * ``params-100``: a paramRef selector matching 100 ConfigMaps (of 110); the policy is evaluated once
   per param.
+* ``deployment-as-written``: a Deployment with a full pod template written without the fields the
+  apiserver defaults, against a policy reading defaulted fields (decoding and defaulting each time).
 """
 
 from __future__ import annotations
@@ -228,12 +230,48 @@ def param_selector(count: int = 100) -> Scenario:
                     f"paramRef selector matching {count} ConfigMaps; one of them bans the Pod's image")
 
 
+# --------------------------------------------------------------------------------------------
+# A Deployment as people write it: decoded and defaulted before the policies see it
+
+_AS_WRITTEN_VALIDATIONS = [
+    {"expression": "object.spec.template.spec.containers.all(c, c.imagePullPolicy != 'Always')",
+     "message": "images are pulled only when missing"},
+    {"expression": "object.spec.template.spec.terminationGracePeriodSeconds <= 60"},
+    {"expression": "object.spec.strategy.type == 'RollingUpdate' && object.spec.revisionHistoryLimit <= 10"},
+    {"expression": "object.spec.template.spec.containers.all(c, c.ports.all(p, p.protocol == 'TCP'))"},
+]
+
+
+def deployment_as_written() -> Scenario:
+    """A Deployment with a full pod template, written without the fields the apiserver defaults, against a
+    policy reading defaulted fields: the object goes through decoding and the scheme's defaults each time."""
+    deployment = {
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "shop", "namespace": "default", "labels": {"app": "shop", "team": "payments"}},
+        "spec": {
+            "replicas": 3,
+            "selector": {"matchLabels": {"app": "shop"}},
+            "template": {
+                "metadata": {"labels": {"app": "shop", "team": "payments"}},
+                "spec": {"containers": [_container(i) for i in range(3)],
+                         "volumes": [{"name": "config", "configMap": {"name": "shop-config"}},
+                                     {"name": "cache", "emptyDir": {}}]},
+            },
+        },
+    }
+    docs = [_policy("as-stored", "apps", "deployments", validations=_AS_WRITTEN_VALIDATIONS),
+            _binding("as-stored", "as-stored", ["Deny"])]
+    payload = {"policy": _dump(*docs), "object": _dump(deployment), "kubernetesVersion": "1.36"}
+    return Scenario("deployment-as-written", "synthetic", payload,
+                    "a Deployment as written, decoded and defaulted, against 4 validations of defaulted fields")
+
+
 def all_scenarios(*, quick: bool = False) -> list[Scenario]:
     """The scenarios in table order. ``quick`` keeps 3 gallery scenarios and smaller synthetic ones."""
     scenarios = gallery()
     if quick:
         scenarios = scenarios[:3]
-        return scenarios + [many_validations(20), big_object(10_000, "object-10KB"),
+        return scenarios + [many_validations(20), deployment_as_written(), big_object(10_000, "object-10KB"),
                             big_object(50_000, "object-50KB"), param_selector(10)]
-    return scenarios + [many_validations(20), big_object(10_000, "object-10KB"), big_object(1_000_000, "object-1MB"),
-                        param_selector(100)]
+    return scenarios + [many_validations(20), deployment_as_written(), big_object(10_000, "object-10KB"),
+                        big_object(1_000_000, "object-1MB"), param_selector(100)]
