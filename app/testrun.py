@@ -216,6 +216,9 @@ def run_test(args: argparse.Namespace) -> int:
     """The `test` command."""
     runs = run(args.files)
     print(text_report(runs, quiet=args.quiet))
+    for r in runs:  # bad input, on standard error too, named by its file (and line)
+        for error in r.errors:
+            print(f"admission-playground: {r.name}: {error}", file=sys.stderr)
     if args.junit_xml:
         try:
             with open(args.junit_xml, "w", encoding="utf-8") as f:
