@@ -4,12 +4,13 @@ checks' requests never reach the browser."""
 from __future__ import annotations
 
 import html as htmllib
+import json
 import re
 
 import pytest
 import yaml
 
-from app import exercises
+from app import exercises, vap
 from app.forms import payload_from
 from app.vap import suite
 
@@ -33,7 +34,9 @@ def check_names(html: str) -> list[tuple[str, str]]:
 
 def hidden_strings(exercise: exercises.Exercise) -> set[str]:
     """Names and values that only the hidden checks hold (never in the starting panes or the task)."""
-    shown = " ".join([*exercise.panes.values(), exercise.task, *(c.name for c in exercise.checks)])
+    # (what the exercise's own panes evaluate to is shown too: the defaults the apiserver gives its object)
+    own = json.dumps(vap.evaluate(payload_from(exercise.form())))
+    shown = " ".join([*exercise.panes.values(), exercise.task, *(c.name for c in exercise.checks), own])
     found: set[str] = set()
 
     def walk(value):
