@@ -21,6 +21,7 @@ import yaml
 from app import check, cli
 from app.examples import get as example
 from tests.conftest import fixture_path
+from tests.test_cli_test import SUITE
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMAND = Path(sys.executable).parent / "admission-playground"
@@ -395,13 +396,29 @@ def test_head_reads_the_first_line_without_a_traceback(tmp_path):
     assert proc.stderr == ""
 
 
-def test_ctrl_c_ends_quietly_with_130(tmp_path):
-    proc = subprocess.Popen([str(COMMAND), "eval", "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    time.sleep(3)  # started, waiting for its body on standard input
-    proc.send_signal(signal.SIGINT)
+@pytest.mark.parametrize("command", [["eval", "-"], ["check", "-", "--policies", "policies"]], ids=["eval", "check"])
+def test_ctrl_c_ends_quietly_with_130(tmp_path, command):
+    _repository(tmp_path)
+    # its own process group, signalled as a terminal's Ctrl+C signals every process of the foreground job
+    proc = subprocess.Popen([str(COMMAND), *command], cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(3)  # started, waiting for its input on standard input
+    os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert (proc.returncode, out, err) == (130, "", "")
+
+
+def test_test_and_convert_keep_the_same_manners(tmp_path):
+    proc = _run("test", "missing-suite.yaml", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr == "admission-playground: missing-suite.yaml: cannot read the file: No such file or directory\n"
+    suite = _write(tmp_path / "suite.yaml", SUITE)
+    proc = _run("test", str(suite), "-q", cwd=tmp_path)
+    assert proc.returncode == 0
+    assert proc.stdout.endswith(": 2 of 2 test cases pass\n2 of 2 test cases pass, 0 failed, 0 errors\n")
+    proc = _run("convert", "--to", "kyverno", str(suite), "-o", str(tmp_path / "kyverno"), "-q", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    assert (tmp_path / "kyverno" / "kyverno-test.yaml").exists()
 
 
 def test_version_and_quiet_eval(tmp_path):
