@@ -354,6 +354,10 @@ def load(
                 "message": validation.aggregate_message(doc.kind, doc.name, errors),
             })
             continue
+        if version_part == "v1" and _minor(version) >= VIRTUAL_RESOURCES_EXCLUDED_SINCE:
+            # the warnings kube-apiserver returns with a created configuration (WarningsFor*WebhookRules)
+            for path, text in excluded_rule_warnings(obj):
+                problems.append(doc.problem(path, f"{path}: {text}", "warning"))
         key = (doc.kind, doc.name)
         if key in by_name:
             problems.append(doc.problem("metadata.name", f"a {doc.kind} named {doc.name!r} is already given "
@@ -363,6 +367,22 @@ def load(
         for i, hook in enumerate(obj.get("webhooks") or []):
             hooks.append(Webhook(doc.name, doc.kind, doc.api_version, i, hook))
     return hooks
+
+
+def excluded_rule_warnings(obj: dict[str, Any]) -> list[tuple[str, str]]:
+    """The rules of a configuration that name a resource admission webhooks never see (the virtual review
+    resources, excluded from 1.37): (rule path, warning) for each group/resource a rule names explicitly, once per
+    rule, in the rule's order; a rule with '*' among its apiGroups or resources names none."""
+    out: list[tuple[str, str]] = []
+    for i, hook in enumerate(validation._objs(obj, "webhooks")):
+        for j, rule in enumerate(validation._objs(hook, "rules")):
+            groups, resources = validation._strs(rule, "apiGroups"), validation._strs(rule, "resources")
+            if "*" in groups or "*" in resources:
+                continue
+            named = dict.fromkeys((g, r) for g in groups for r in resources if (g, r) in EXCLUDED_REVIEWS)
+            out += [(f"webhooks[{i}].rules[{j}]",
+                     f"{r}.{g} is excluded from admission webhooks; this rule will have no effect") for g, r in named]
+    return out
 
 
 # --------------------------------------------------------------------------------------------
