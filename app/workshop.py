@@ -4,8 +4,9 @@
     GET  /workshop/<name>           the page with the exercise's starting panes, task and checks
     POST /workshop/<name>/evaluate  the form → the result partial and the checks (htmx), or the page
 
-The checks are test cases kept on the server: the page learns how many pass and their names,
-never their objects, messages or the solution.
+The checks are test cases kept on the server: the page learns how many pass, their names and, for
+a failing one, what it expected and what it got in a fixed vocabulary (allowed, denied with a status
+code and reason, not evaluated, stopped): never their objects, messages, warnings or the solution.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, make_response, render_template, request, url_for
 from markupsafe import Markup, escape
 
-from . import errors, evaluations, exercises, forms, playground
+from . import errors, evaluations, exercises, forms, jobs, playground
 from .isolation import EvaluationStopped
 
 bp = Blueprint("workshop", __name__, url_prefix="/workshop")
@@ -49,7 +50,8 @@ def checks_of(exercise: exercises.Exercise, values: dict[str, str]) -> dict[str,
     try:
         summary = evaluations.run("checks", exercise.name, forms.payload_from(values))
     except EvaluationStopped as exc:
-        return errors.stopped_suite(exc)
+        # stopped (its time or memory bound): every check counts as failed, never "0 of 0 pass, solved"
+        summary = jobs.stopped_checks(exercise.name, str(exc))
     assert summary is not None
     return summary
 
