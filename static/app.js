@@ -1,11 +1,22 @@
 // Admission Playground page behaviour: code editors over the form's textareas,
 // the Ctrl/Cmd+Enter shortcut, and problem markers in the editors.
 // The form stays the state: every editor writes its text back to its textarea on change.
+// Nothing is lost: the panes are kept per tab as they are typed (sessionStorage), each evaluation is a
+// history entry (Back and Forward bring back its panes and result), and named drafts are kept in
+// localStorage. Files load into a pane (button or drop); Share gives a link to copy; a theme switch.
 (function () {
   "use strict";
 
   var editors = {};        // pane name -> CodeMirror instance
   var markers = [];        // cleanup functions for the current problem markers
+  var FIELDS = ["policy", "binding", "params", "object", "oldObject", "namespace", "request", "testCases"];
+  var SELECTS = {kubernetesVersion: "kubernetes-version", operation: "operation"};
+  var pristine = null;     // the values the page was served with (an example, a shared snapshot)
+  var entryId = null;      // this history entry's id (history.state.id)
+  var submitted = null;    // the values of the evaluation under way
+  var record = true;       // whether the evaluation under way makes a history entry
+  var userAsked = false;   // whether an evaluation was asked for since the page loaded (phones scroll to it)
+  var typingTimer = null;
 
   function form() {
     return document.getElementById("playground");
@@ -40,7 +51,7 @@
         "Shift-Tab": function (editor) { editor.indentSelection("subtract"); }
       }
     });
-    cm.on("change", function () { cm.save(); });
+    cm.on("change", function () { cm.save(); typed(); });
     // Keyboard users leave the editor with Esc then Tab (or Shift-Tab).
     cm.on("keydown", function (editor, event) {
       if (event.key === "Escape") {
@@ -63,9 +74,11 @@
     editors[textarea.dataset.editor] = cm;
   }
 
-  function evaluate() {
+  // options.record false: evaluate without a new history entry (restoring one whose result was not kept)
+  function evaluate(options) {
     var f = form();
     if (!f) { return; }
+    record = !(options && options.record === false);
     Object.keys(editors).forEach(function (name) { editors[name].save(); });
     if (f.requestSubmit) {
       f.requestSubmit(document.getElementById("evaluate"));
@@ -281,12 +294,14 @@
   }
 
   function exportScenario() {
+    exportValues(currentValues(), "scenario");
+  }
+
+  // Download the scenario file of these values (the export route makes the file).
+  function exportValues(values, name) {
     var f = form();
-    Object.keys(editors).forEach(function (name) { editors[name].save(); });
     var fields = new URLSearchParams();
-    new FormData(f).forEach(function (value, key) {
-      if (typeof value === "string") { fields.append(key, value); }
-    });
+    Object.keys(values).forEach(function (key) { fields.append(key, values[key] || ""); });
     fetch(f.querySelector("#export").getAttribute("formaction"), {
       method: "POST", body: fields, credentials: "same-origin"
     }).then(function (response) {
@@ -301,7 +316,7 @@
       if (!blob) { return; }
       var link = document.createElement("a");
       link.href = URL.createObjectURL(blob);
-      link.download = "scenario.yaml";
+      link.download = name + ".yaml";
       document.body.appendChild(link);
       link.click();
       link.remove();
@@ -351,15 +366,459 @@
       event.stopPropagation();
       depth = 0;
       document.documentElement.classList.remove("dropping");
-      importFile(event.dataTransfer.files[0]);
+      var target = event.target && event.target.closest ?
+        event.target.closest(".pane[data-pane], .CodeMirror[data-pane]") : null;
+      dropFile(event.dataTransfer.files[0], target ? target.dataset.pane : null);
     }, true);
+  }
+
+  // --- Nothing lost: the tab's panes, history entries, drafts -----------------------------------
+
+  function storage(kind) {
+    try {
+      var s = window[kind];
+      s.getItem("ap:probe");
+      return s;
+    } catch (e) {
+      return null;           // storage refused: the page works, nothing is kept
+    }
+  }
+
+  function readJSON(store, key, fallback) {
+    if (!store) { return fallback; }
+    try {
+      var text = store.getItem(key);
+      return text === null ? fallback : JSON.parse(text);
+    } catch (e) {
+      return fallback;
+    }
+  }
+
+  function writeJSON(store, key, value) {
+    if (!store) { return false; }
+    try {
+      store.setItem(key, JSON.stringify(value));
+      return true;
+    } catch (e) {
+      return false;          // over the quota: the older entries' results are dropped below
+    }
+  }
+
+  function currentValues() {
+    var values = {};
+    FIELDS.forEach(function (name) {
+      var cm = editors[name];
+      var textarea = document.getElementById("pane-" + name);
+      values[name] = cm ? cm.getValue() : (textarea ? textarea.value : "");
+    });
+    Object.keys(SELECTS).forEach(function (name) {
+      var select = document.getElementById(SELECTS[name]);
+      values[name] = select ? select.value : "";
+    });
+    return values;
+  }
+
+  function sameValues(a, b) {
+    if (!a || !b) { return false; }
+    return FIELDS.concat(Object.keys(SELECTS)).every(function (name) {
+      return (a[name] || "").replace(/\r\n/g, "\n").trim() === (b[name] || "").replace(/\r\n/g, "\n").trim();
+    });
+  }
+
+  function isDirty() {
+    return pristine !== null && !sameValues(currentValues(), pristine);
+  }
+
+  // Put values in the panes and selectors (no evaluation); empty folded panes are folded again.
+  function applyValues(values) {
+    FIELDS.forEach(function (name) {
+      var text = typeof values[name] === "string" ? values[name] : "";
+      var cm = editors[name];
+      if (cm) {
+        if (cm.getValue() !== text) { cm.setValue(text); }
+        cm.save();
+      } else {
+        var textarea = document.getElementById("pane-" + name);
+        if (textarea) { textarea.value = text; }
+      }
+      var details = document.querySelector('details[data-pane="' + name + '"]');
+      if (details && text.trim() && !details.open) {
+        details.open = true;
+        if (cm) { cm.refresh(); }
+      }
+    });
+    Object.keys(SELECTS).forEach(function (name) {
+      var select = document.getElementById(SELECTS[name]);
+      if (!select || typeof values[name] !== "string") { return; }
+      var known = Array.prototype.some.call(select.options, function (o) { return o.value === values[name]; });
+      if (known) { select.value = values[name]; }
+    });
+    showEdited();
+  }
+
+  // The example's title and introduction belong to the example: once its panes are edited they go,
+  // from the page and from the tab's title.
+  var servedTitle = null;
+  function showEdited() {
+    var dirty = isDirty();
+    var intro = document.getElementById("example-intro");
+    if (intro) { intro.hidden = dirty; }
+    if (servedTitle === null) { servedTitle = document.title; }
+    document.title = dirty && intro ? "Admission Playground" : servedTitle;
+    document.documentElement.classList.toggle("edited", dirty);
+  }
+
+  function newId() {
+    return Date.now().toString(36) + Math.random().toString(36).slice(2, 8);
+  }
+
+  // The result region as shown for a history entry: kept in sessionStorage under the entry's id.
+  function keepResult(id) {
+    var session = storage("sessionStorage");
+    var result = document.getElementById("result");
+    if (!session || !result) { return; }
+    var cases = document.getElementById("testcases-result");
+    var kept = {result: result.outerHTML, cases: cases ? cases.outerHTML : ""};
+    var ids = readJSON(session, "ap:results", []).filter(function (x) { return x !== id; });
+    ids.push(id);
+    while (ids.length > 40) { session.removeItem("ap:result:" + ids.shift()); }
+    while (!writeJSON(session, "ap:result:" + id, kept) && ids.length > 1) {
+      session.removeItem("ap:result:" + ids.shift());
+    }
+    writeJSON(session, "ap:results", ids);
+  }
+
+  function restoreResult(id) {
+    var kept = readJSON(storage("sessionStorage"), "ap:result:" + id, null);
+    var result = document.getElementById("result");
+    if (!kept || !kept.result || !result) { return false; }
+    var holder = document.createElement("div");
+    holder.innerHTML = kept.result;
+    var fresh = holder.querySelector("#result");
+    if (!fresh) { return false; }
+    result.replaceWith(fresh);
+    var cases = document.getElementById("testcases-result");
+    if (cases && kept.cases) {
+      holder.innerHTML = kept.cases;
+      var freshCases = holder.querySelector("#testcases-result");
+      if (freshCases) {
+        freshCases.removeAttribute("hx-swap-oob");
+        cases.replaceWith(freshCases);
+      }
+    }
+    if (window.htmx) { window.htmx.process(fresh); }
+    showResult();
+    return true;
+  }
+
+  // What was typed in this entry since it was made: sessionStorage, so a reload keeps it.
+  function typed() {
+    if (entryId === null) { return; }
+    clearTimeout(typingTimer);
+    typingTimer = setTimeout(function () {
+      writeJSON(storage("sessionStorage"), "ap:live:" + entryId, currentValues());
+      showEdited();
+    }, 200);
+  }
+
+  // Show a history entry: its panes (as last typed in this tab) and its result.
+  function showEntry(state) {
+    entryId = state.id;
+    var live = readJSON(storage("sessionStorage"), "ap:live:" + state.id, null);
+    applyValues(live || state.values || {});
+    if (!restoreResult(state.id)) {
+      evaluate({record: false});
+    }
+  }
+
+  // Each evaluation asked for on the page is a history entry with the values evaluated.
+  function evaluated() {
+    var values = submitted || currentValues();
+    submitted = null;
+    if (record && entryId !== null) {
+      var session = storage("sessionStorage");
+      if (session) { session.removeItem("ap:live:" + entryId); }  // the edits are the new entry's values
+      entryId = newId();
+      history.pushState({ap: 1, id: entryId, values: values}, "", location.href);
+      writeJSON(session, "ap:live:" + entryId, currentValues());
+    }
+    record = true;
+    keepResult(entryId);
+    if (userAsked && window.matchMedia && window.matchMedia("(max-width: 959px)").matches) {
+      var result = document.getElementById("result");
+      if (result) { result.scrollIntoView({block: "start"}); }
+    }
+  }
+
+  function setUpHistory() {
+    form().addEventListener("change", function (event) {
+      if (event.target.tagName === "SELECT") { typed(); }
+    });
+    pristine = currentValues();
+    showEdited();
+    var state = history.state;
+    if (state && state.ap && state.id) {
+      showEntry(state);          // a reload, or a page brought back by Back or Forward
+    } else {
+      entryId = newId();
+      history.replaceState({ap: 1, id: entryId, values: pristine}, "", location.href);
+      keepResult(entryId);
+    }
+    window.addEventListener("popstate", function (event) {
+      if (event.state && event.state.ap && event.state.id) {
+        clearTimeout(typingTimer);
+        userAsked = false;
+        showEntry(event.state);
+      }
+    });
+  }
+
+  // --- Named drafts (localStorage) ---------------------------------------------------------------
+
+  var DRAFTS = "ap:drafts";
+
+  function drafts() {
+    var list = readJSON(storage("localStorage"), DRAFTS, []);
+    return Array.isArray(list) ? list : [];
+  }
+
+  function draftsStatus(message) {
+    var status = document.getElementById("drafts-status");
+    if (status) { status.textContent = message; }
+  }
+
+  function saveDraft(name, values) {
+    name = (name || "").trim();
+    if (!name) {
+      draftsStatus("Give the draft a name.");
+      return false;
+    }
+    var list = drafts();
+    var existing = list.filter(function (d) { return d.name === name; })[0];
+    if (existing && !window.confirm("Replace the draft “" + name + "” saved " +
+        new Date(existing.saved).toLocaleString() + "?")) {
+      return false;
+    }
+    list = list.filter(function (d) { return d.name !== name; });
+    list.unshift({name: name, saved: new Date().toISOString(), values: values});
+    if (!writeJSON(storage("localStorage"), DRAFTS, list)) {
+      draftsStatus("The draft could not be saved: this browser's storage is full or refused.");
+      return false;
+    }
+    draftsStatus("Saved “" + name + "”.");
+    renderDrafts();
+    return true;
+  }
+
+  function renderDrafts() {
+    var ul = document.getElementById("draft-list");
+    if (!ul) { return; }
+    ul.textContent = "";
+    var list = drafts();
+    if (!list.length) {
+      var empty = document.createElement("li");
+      empty.className = "muted";
+      empty.textContent = "No drafts yet.";
+      ul.appendChild(empty);
+    }
+    list.forEach(function (d) {
+      var li = document.createElement("li");
+      li.dataset.draft = d.name;
+      var name = document.createElement("span");
+      name.className = "draft-name";
+      name.textContent = d.name;
+      var when = document.createElement("time");
+      when.className = "muted";
+      when.dateTime = d.saved;
+      when.textContent = new Date(d.saved).toLocaleString();
+      li.appendChild(name);
+      li.appendChild(when);
+      [["open", "Open"], ["export", "Export"], ["delete", "Delete"]].forEach(function (action) {
+        var button = document.createElement("button");
+        button.type = "button";
+        button.dataset.draftAction = action[0];
+        button.textContent = action[1];
+        button.setAttribute("aria-label", action[1] + " the draft " + d.name);
+        li.appendChild(button);
+      });
+      ul.appendChild(li);
+    });
+  }
+
+  function draftAction(button) {
+    var name = button.closest("[data-draft]").dataset.draft;
+    var draft = drafts().filter(function (d) { return d.name === name; })[0];
+    if (!draft) { renderDrafts(); return; }
+    var action = button.dataset.draftAction;
+    if (action === "open") {
+      applyValues(draft.values);
+      var input = document.getElementById("draft-name");
+      if (input) { input.value = draft.name; }
+      draftsStatus("Opened “" + name + "”.");
+      evaluate();
+    } else if (action === "delete") {
+      if (!window.confirm("Delete the draft “" + name + "”?")) { return; }
+      writeJSON(storage("localStorage"), DRAFTS, drafts().filter(function (d) { return d.name !== name; }));
+      draftsStatus("Deleted “" + name + "”.");
+      renderDrafts();
+    } else if (action === "export") {
+      exportValues(draft.values, name.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "") || "draft");
+    }
+  }
+
+  function setUpDrafts() {
+    renderDrafts();
+    var save = document.getElementById("draft-save");
+    var input = document.getElementById("draft-name");
+    if (save && input) {
+      save.addEventListener("click", function () { saveDraft(input.value, currentValues()); });
+      input.addEventListener("keydown", function (event) {
+        if (event.key === "Enter" && !event.ctrlKey && !event.metaKey) {
+          event.preventDefault();                 // not the form's submission
+          saveDraft(input.value, currentValues());
+        }
+      });
+    }
+    var list = document.getElementById("draft-list");
+    if (list) {
+      list.addEventListener("click", function (event) {
+        var button = event.target.closest("[data-draft-action]");
+        if (button) { draftAction(button); }
+      });
+    }
+    window.addEventListener("storage", function (event) {  // drafts saved in another tab
+      if (event.key === DRAFTS) { renderDrafts(); }
+    });
+  }
+
+  // A gallery example replaces the panes: with edits not kept in a draft, ask first.
+  function askBeforeLeaving(href, title) {
+    var dialog = document.getElementById("leave-dialog");
+    if (!dialog || !dialog.showModal) {
+      if (window.confirm("Open “" + title + "”? Your edits stay in this tab's history (Back).")) {
+        location.href = href;
+      }
+      return;
+    }
+    document.getElementById("leave-text").textContent =
+      "Open the example “" + title + "”? The panes have edits that are not saved as a draft.";
+    var finish = function (answer) {
+      dialog.close();
+      if (answer === "save") {
+        var name = "Edits of " + new Date().toLocaleString();
+        if (!saveDraft(name, currentValues())) { return; }
+      }
+      if (answer === "save" || answer === "open") { location.href = href; }
+    };
+    ["save", "open", "cancel"].forEach(function (answer) {
+      document.getElementById("leave-" + answer).onclick = function () { finish(answer); };
+    });
+    dialog.showModal();
+  }
+
+  // --- Files into a pane, the Copy link button, the theme switch ---------------------------------
+
+  var MAX_PANE_FILE = 3 * 1024 * 1024;
+
+  function isScenarioText(text) {
+    return /^kind:[ \t]*["']?Scenario["']?[ \t]*(#.*)?$/m.test(text) || /"kind"\s*:\s*"Scenario"/.test(text);
+  }
+
+  // A dropped or chosen file: a scenario file fills every pane; any other text goes into the pane.
+  function dropFile(file, pane) {
+    if (!file) { return; }
+    if (!pane || FIELDS.indexOf(pane) < 0 || file.size > MAX_PANE_FILE) {
+      importFile(file);
+      return;
+    }
+    file.text().then(function (text) {
+      if (isScenarioText(text)) {
+        importFile(file);
+        return;
+      }
+      setPane(pane, text.replace(/\r\n/g, "\n"));
+      var cm = editors[pane];
+      if (cm) { cm.focus(); }
+      typed();
+      var label = document.getElementById("pane-" + pane);
+      fileStatus("Loaded " + file.name + " into the " + (label ? label.dataset.label.replace(/ \(YAML\)$/, "") : pane) +
+        " pane (Ctrl+Z in the editor undoes it).", true);
+    }).catch(function () {
+      fileStatus("Could not read " + file.name + ".");
+    });
+  }
+
+  function setUpPaneFiles() {
+    document.querySelectorAll("input[data-load-pane]").forEach(function (input) {
+      input.addEventListener("change", function () {
+        dropFile(input.files && input.files[0], input.dataset.loadPane);
+        input.value = "";
+      });
+    });
+  }
+
+  function setUpCopyLink() {
+    var button = document.getElementById("copy-link");
+    if (!button) { return; }
+    button.addEventListener("click", function () {
+      var input = document.getElementById(button.dataset.copyTarget);
+      var status = document.getElementById("copy-status");
+      var done = function () { if (status) { status.textContent = "Copied."; } };
+      var fallback = function () {
+        input.focus();
+        input.select();
+        var ok = false;
+        try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+        if (status) { status.textContent = ok ? "Copied." : "Selected: press Ctrl+C (⌘+C) to copy."; }
+      };
+      if (navigator.clipboard && navigator.clipboard.writeText) {
+        navigator.clipboard.writeText(input.value).then(done, fallback);
+      } else {
+        fallback();
+      }
+    });
+  }
+
+  function effectiveTheme() {
+    var chosen = document.documentElement.getAttribute("data-theme");
+    if (chosen === "light" || chosen === "dark") { return chosen; }
+    return window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+  }
+
+  function setUpTheme() {
+    var button = document.getElementById("theme-toggle");
+    if (!button) { return; }
+    var label = function () {
+      var dark = effectiveTheme() === "dark";
+      button.textContent = dark ? "Light theme" : "Dark theme";
+      button.setAttribute("aria-pressed", dark ? "true" : "false");
+      button.title = "Switch to the " + (dark ? "light" : "dark") + " theme (remembered in this browser)";
+    };
+    label();
+    button.addEventListener("click", function () {
+      var next = effectiveTheme() === "dark" ? "light" : "dark";
+      document.documentElement.setAttribute("data-theme", next);
+      try { window.localStorage.setItem("ap:theme", next); } catch (e) { /* not remembered */ }
+      label();
+    });
+    if (window.matchMedia) {
+      var media = window.matchMedia("(prefers-color-scheme: dark)");
+      if (media.addEventListener) { media.addEventListener("change", label); }
+    }
   }
 
   document.addEventListener("DOMContentLoaded", function () {
     setUpFiles();
+    setUpTheme();
     document.querySelectorAll("textarea[data-editor]").forEach(setUpEditor);
     document.documentElement.classList.add("js");
     showResult();
+    if (form()) {
+      setUpHistory();
+      setUpDrafts();
+      setUpPaneFiles();
+      setUpCopyLink();
+    }
   });
 
   // Ctrl+Enter or Cmd+Enter anywhere on the page evaluates; the capture phase runs before
@@ -372,6 +831,12 @@
   }, true);
 
   document.addEventListener("click", function (event) {
+    var example = event.target.closest("a[data-example]");
+    if (example && form() && isDirty() && !event.ctrlKey && !event.metaKey && !event.shiftKey) {
+      event.preventDefault();
+      askBeforeLeaving(example.href, example.textContent.trim());
+      return;
+    }
     var button = event.target.closest("[data-goto]");
     if (button) { goTo(button.closest("[data-problem]")); }
     var open = event.target.closest("[data-open-case]");
@@ -381,5 +846,15 @@
   });
 
   // After each swap of the result region (results and error responses alike).
-  document.addEventListener("htmx:afterSettle", showResult);
+  document.addEventListener("htmx:afterSettle", function (event) {
+    showResult();
+    if (event.detail && event.detail.target && event.detail.target.id === "result") { evaluated(); }
+  });
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var path = event.detail && event.detail.requestConfig && event.detail.requestConfig.path;
+    if (event.detail.elt === form() && path === form().getAttribute("hx-post")) {
+      submitted = currentValues();
+      userAsked = record;
+    }
+  });
 }());

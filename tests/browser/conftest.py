@@ -74,3 +74,16 @@ def page(browser, base_url):
     context.close()
     unexpected = [e for e in errors if not any(x in e for x in page.expected_errors)]
     assert not unexpected, unexpected
+
+
+@pytest.fixture
+def screenshot(page, request):
+    """Save a screenshot of the page under $SCREENSHOTS_DIR (to be looked at by a person); nothing when unset."""
+    directory = os.environ.get("SCREENSHOTS_DIR")
+
+    def take(name, **options):
+        if directory:
+            os.makedirs(directory, exist_ok=True)
+            page.screenshot(path=os.path.join(directory, f"{request.node.name}-{name}.png"), **options)
+
+    return take
