@@ -21,7 +21,23 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from ..request import Attributes
-from . import decode, mutating_webhook, validating_policy, validating_webhook
+from . import decode, managed_fields, mutating_webhook, strategy, validating_policy, validating_webhook
+from .plugins import (
+    default_ingress_class,
+    default_storage_class,
+    default_toleration_seconds,
+    limit_ranger,
+    limit_ranger_validate,
+    namespace_lifecycle,
+    priority,
+    priority_validate,
+    runtime_class,
+    runtime_class_validate,
+    service_account,
+    service_account_validate,
+    storage_object_in_use_protection,
+    taint_nodes_by_condition,
+)
 from .state import RequestState, StageRecord, Stored
 
 
@@ -33,7 +49,14 @@ class Stage(NamedTuple):
 
 # In the order kube-apiserver runs them. A module's ADMISSION_PLUGIN says whether it is an admission plugin
 # (the response's admission.stages lists those); decoding and the registry strategy are not.
-_MODULES = (decode, mutating_webhook, validating_policy, validating_webhook)
+_MODULES = (
+    decode, managed_fields,
+    namespace_lifecycle, limit_ranger, service_account, taint_nodes_by_condition, priority, default_toleration_seconds,
+    default_storage_class, storage_object_in_use_protection, runtime_class, default_ingress_class,
+    mutating_webhook, strategy,
+    limit_ranger_validate, service_account_validate, priority_validate, runtime_class_validate,
+    validating_policy, validating_webhook,
+)
 STAGES = tuple(Stage(m.PLUGIN, m.admit, m.not_reached) for m in _MODULES)
 PLUGINS = tuple(m.PLUGIN for m in _MODULES if getattr(m, "ADMISSION_PLUGIN", True))
 # listed in admission.stages whatever they did; the other plugins only when they changed or refused the request
