@@ -539,7 +539,7 @@ def check(manifests: Sequence[Manifest], checker: Checker,
         return []
     responses = [checker.evaluate(*pairs[0])]  # compiles the policies once, before any fork
     rest = pairs[1:]
-    jobs = min(options.jobs, len(rest) // 50 + 1)
+    jobs = min(options.jobs, len(pairs) // 100 + 1)  # a process per 100 objects at most: forking costs too
     if jobs > 1 and "fork" in multiprocessing.get_all_start_methods():
         _WORKER = checker
         try:

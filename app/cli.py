@@ -102,11 +102,11 @@ def _check_arguments(sub: Any) -> None:
                     help="the namespace of manifests that name none (default: default)")
     ch.add_argument("--request", metavar="FILE",
                     help="request attributes for every object (userInfo, dryRun, ...), as the Request pane")
-    ch.add_argument("--kubernetes-version", help="Kubernetes version to emulate, e.g. 1.34")
+    ch.add_argument("--kubernetes-version", metavar="VERSION", help="Kubernetes version to emulate, e.g. 1.34")
     ch.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
                     help="processes evaluating objects (default: one per CPU, for 100 objects or more)")
     ch.add_argument("-q", "--quiet", action="store_true",
-                    help="print only the objects that fail the check, one file:line: line each")
+                    help="print only the objects that fail the check, a FILE:LINE: OBJECT: MESSAGE line each")
 
 
 def _read(path: str) -> str:
