@@ -6,6 +6,8 @@ create.go and update.go, with the serializer of k8s.io/apimachinery/pkg/runtime/
 * a value of the wrong JSON type fails the request with a 400 BadRequest, whatever the field validation:
   ``Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go
   struct field DeploymentSpec.spec.replicas of type int32`` (handlers/rest.go transformDecodeError);
+* fields the Go types always have appear (a struct value as its zero value, a field without omitempty as
+  null: :mod:`app.vap.defaulting.typed` lists those reproduced);
 * a field the kind does not know is dropped; what the apiserver says of it depends on the request's
   ``fieldValidation`` (CreateOptions/UpdateOptions): ``Strict`` (what kubectl sends by default) fails the
   request with ``... cannot be handled as a Deployment: strict decoding error: unknown field "spec.x"``,
@@ -29,7 +31,7 @@ from typing import Any
 
 from . import defaulting, fast
 from .changes import REMOVE, Change, Path
-from .defaulting import structural
+from .defaulting import structural, typed
 from .schemas import KindSchema, SchemaSet
 from .schemas.validate import Finding, check_object, render_path
 
@@ -122,6 +124,8 @@ def _decode(obj: Any, schemas: SchemaSet, version: tuple[int, int]) -> Decoded:
     if schema.custom:
         value, defaulted = structural.apply(value, schema.root)
     else:
+        value, added = defaulting.apply(value, schema, schemas, version, registry=typed.REGISTRY, stage=DECODING)
+        made.extend(added)
         value, defaulted = defaulting.apply(value, schema, schemas, version)
     made.extend(defaulted)
     return Decoded(value, tuple(render_path(p) for p in unknown), None, tuple(made))

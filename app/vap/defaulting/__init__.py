@@ -72,17 +72,20 @@ def registered(definition: str) -> list[Registered]:
     return list(_REGISTRY.get(definition, ()))
 
 
-def apply(obj: Mapping[str, Any], kind: KindSchema, schemas: SchemaSet,
-          version: Version) -> tuple[dict[str, Any], list[Change]]:
-    """The object with its scheme defaults (a copy; ``obj`` is left as it is), and each change made."""
+def apply(obj: Mapping[str, Any], kind: KindSchema, schemas: SchemaSet, version: Version, *,
+          registry: Mapping[str, list[Registered]] | None = None,
+          stage: str = "defaulting") -> tuple[dict[str, Any], list[Change]]:
+    """The object with its scheme defaults (a copy; ``obj`` is left as it is), and each change made, recorded as
+    ``<stage>: <function name>``. ``registry`` (definition -> functions) walks other functions the same way (the
+    typed decoding of :mod:`app.vap.decoding` does)."""
     out = copy.deepcopy(dict(obj))
     made: list[Change] = []
-    _walk(out, kind.root, schemas, version, out, (), made)
+    _walk(out, kind.root, schemas, version, out, (), made, _REGISTRY if registry is None else registry, stage)
     return out, made
 
 
 def _walk(value: Any, node: Mapping[str, Any], schemas: SchemaSet, version: Version, root: dict[str, Any],
-          path: Path, made: list[Change]) -> None:
+          path: Path, made: list[Change], registry: Mapping[str, list[Registered]], stage: str) -> None:
     definition = None
     seen = 0
     while isinstance(node, Mapping) and "$ref" in node and seen < 16:
@@ -91,25 +94,26 @@ def _walk(value: Any, node: Mapping[str, Any], schemas: SchemaSet, version: Vers
         seen += 1
     if isinstance(value, dict):
         if definition is not None:
-            for entry in _REGISTRY.get(definition, ()):
+            for entry in registry.get(definition, ()):
                 if entry.applies(version):
                     before = copy.deepcopy(value)
                     entry.function(value, Context(version, root, path))
-                    made.extend(changes(f"defaulting: {entry.name}", before, value, path))
+                    made.extend(changes(f"{stage}: {entry.name}", before, value, path))
         properties = node.get("properties")
         if isinstance(properties, Mapping):
             for key, child in list(value.items()):
                 child_node = properties.get(key)
                 if isinstance(child_node, Mapping) and isinstance(child, dict | list):
-                    _walk(child, child_node, schemas, version, root, (*path, key), made)
+                    _walk(child, child_node, schemas, version, root, (*path, key), made, registry, stage)
         elif isinstance(node.get("additionalProperties"), Mapping):
             for key, child in list(value.items()):
                 if isinstance(child, dict | list):
-                    _walk(child, node["additionalProperties"], schemas, version, root, (*path, key), made)
+                    _walk(child, node["additionalProperties"], schemas, version, root, (*path, key), made, registry,
+                          stage)
     elif isinstance(value, list) and isinstance(node.get("items"), Mapping):
         for index, item in enumerate(value):
             if isinstance(item, dict | list):
-                _walk(item, node["items"], schemas, version, root, (*path, index), made)
+                _walk(item, node["items"], schemas, version, root, (*path, index), made, registry, stage)
 
 from . import admissionregistration_v1, admissionregistration_v1alpha1, admissionregistration_v1beta1, apps_v1, autoscaling_v1, autoscaling_v2, batch_v1, certificates_v1, certificates_v1alpha1, certificates_v1beta1, discovery_v1, flowcontrol_v1, flowcontrol_v1beta3, networking_v1, node_v1, policy_v1, rbac_v1, resource_v1, resource_v1beta1, resource_v1beta2, scheduling_v1, storage_v1  # noqa: E402,F401,E501,I001
 from . import core_v1  # noqa: E402,F401
