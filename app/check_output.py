@@ -5,8 +5,10 @@ file and the line where its document starts (or the line of the field a problem 
 from __future__ import annotations
 
 import json
+import os
 import xml.etree.ElementTree as ET
 from typing import Any
+from urllib.parse import quote
 
 import yaml
 
@@ -190,8 +192,12 @@ def _count(node: ET.Element, counts: dict[str, int], totals: dict[str, int]) -> 
 
 # --- SARIF ---------------------------------------------------------------------------------------------------
 
-def _uri(file: str) -> str:
-    return file.replace("\\", "/")
+def _artifact(file: str) -> dict[str, str]:
+    """A file as SARIF names it: relative to the working folder (%SRCROOT%), or an absolute file URI."""
+    path = file.replace("\\", "/")
+    if path.startswith("/"):
+        return {"uri": "file://" + quote(path)}
+    return {"uri": quote(path), "uriBaseId": "%SRCROOT%"}
 
 
 def sarif(report: Report) -> dict[str, Any]:
@@ -209,7 +215,7 @@ def sarif(report: Report) -> dict[str, Any]:
         results.append({
             "ruleId": rule_id, "ruleIndex": list(rules).index(rule_id), "level": level,
             "message": {"text": message},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(file), "uriBaseId": "%SRCROOT%"},
+            "locations": [{"physicalLocation": {"artifactLocation": _artifact(file),
                                                 "region": {"startLine": line or 1}}}],
         })
 
@@ -242,9 +248,6 @@ def sarif(report: Report) -> dict[str, Any]:
 
 
 def _cwd_uri() -> str:
-    import os
-    from urllib.parse import quote
-
     return quote(os.getcwd().replace("\\", "/").rstrip("/") + "/")
 
 
