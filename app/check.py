@@ -631,7 +631,7 @@ def run(manifest_paths: Sequence[str], policy_paths: Sequence[str], *, old_paths
     options = options or Options()
     if sum(list(p).count(STDIN) for p in (manifest_paths, policy_paths, old_paths)) > 1:
         raise CheckInputError(STDIN_NAME, None, "standard input ('-') can be read once only")
-    cluster_docs = read_all(policy_paths, stdin)
+    cluster_docs = [d for d in read_all(policy_paths, stdin) if is_kubernetes_object(d)]
     read = expand_lists(read_all(manifest_paths, stdin))
     manifests = [m for m in read if is_kubernetes_object(m)]
     skipped = [m for m in read if not is_kubernetes_object(m)]
