@@ -11,8 +11,10 @@ them and holds no policy logic. The page's matrix is laid out by app/playground.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+import yaml
 from flask import Blueprint, Response, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
@@ -59,7 +61,38 @@ def add_case() -> Response | tuple[Response, int]:
                                 request.form.get("testCases", ""))
     if "error" in added:
         return errors.json_error(added["error"], 400)
-    return jsonify(testCases=added["testCases"])
+    return jsonify(testCases=named_after_request(request.form.get("testCases", ""), added["testCases"]))
+
+
+_TOP_NAME = re.compile(r"^- name:[ \t]*(.*)$", re.MULTILINE)
+
+
+def named_after_request(before: str, after: str) -> str:
+    """Name the case just appended after its operation and object ("UPDATE Deployment web"), numbered when
+    the pane already has a case of that name; the text is returned unchanged when it is not as expected."""
+    start = len(before.rstrip("\n")) + 1 if before.strip() and before.strip() != "[]" else 0
+    addition = after[start:]
+    try:
+        case = yaml.safe_load(addition)[0]
+    except (yaml.YAMLError, TypeError, IndexError, KeyError):
+        return after
+    first, _, rest = addition.partition("\n")
+    if not isinstance(case, dict) or not first.startswith("- name:"):
+        return after
+    operation = case.get("operation") or ("UPDATE" if case.get("object") and case.get("oldObject")
+                                          else "DELETE" if case.get("oldObject") else "CREATE")
+    name = f"{operation} {case.get('name') or 'object'}"
+    taken = set()
+    for found in _TOP_NAME.finditer(before):
+        try:
+            taken.add(str(yaml.safe_load(found.group(1) or "''")))
+        except yaml.YAMLError:
+            taken.add(found.group(1))
+    unique, number = name, 2
+    while unique in taken:
+        unique, number = f"{name} ({number})", number + 1
+    line = "- " + yaml.safe_dump({"name": unique}, default_flow_style=False, allow_unicode=True).strip()
+    return after[:start] + line + "\n" + rest
 
 
 @bp.errorhandler(RequestEntityTooLarge)

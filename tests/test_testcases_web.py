@@ -151,7 +151,7 @@ def test_add_case_appends_the_current_request_with_its_outcome(client):
     response = client.post("/testcases/add", data=page_form(testCases="# my cases\n"))
     assert response.status_code == 200
     text = response.get_json()["testCases"]
-    assert text.startswith("# my cases\n- name: Deployment web\n  object: |\n    apiVersion: apps/v1\n")
+    assert text.startswith("# my cases\n- name: CREATE Deployment web\n  object: |\n    apiVersion: apps/v1\n")
     assert text.endswith("  expect:\n    allowed: false\n    message: replicas must be at most 3, got 5\n")
     result = client.post("/api/v1/test", json={**payload_from(EXAMPLE.form()), "testCases": text}).get_json()
     assert result["summary"]["passed"] == 1
