@@ -190,6 +190,20 @@ def test_policies_are_read_and_compiled_once_for_all_objects(tmp_path, capsys, m
     assert read.count("object") == 30
 
 
+def test_worker_processes_give_the_same_answers(tmp_path, capsys, monkeypatch):
+    _repository(tmp_path)
+    for i in range(150):
+        replicas = 7 if i % 10 == 3 else 2
+        _write(tmp_path / "many" / f"d-{i:03}.yaml", GOOD_DEPLOYMENT.replace("name: payments\n", f"name: app-{i}\n")
+               .replace("replicas: 2", f"replicas: {replicas}"))
+    one = _in_process(capsys, monkeypatch, tmp_path, "many", "-p", "policies", "-j", "1", "-o", "json")
+    two = _in_process(capsys, monkeypatch, tmp_path, "many", "-p", "policies", "-j", "2", "-o", "json")
+    assert one[0] == two[0] == 1
+    assert json.loads(one[1])["summary"]["denied"] == 15
+    strip = re.compile(r'"(uid|creationTimestamp|time)": "[^"]*"')  # what the apiserver would make anew each time
+    assert strip.sub("", one[1]) == strip.sub("", two[1])
+
+
 # --- the cluster as kubectl prints it, manifests on standard input ------------------------------------------------
 
 def _cluster_dump() -> str:
