@@ -16,7 +16,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app import create_app, isolation
+from app import isolation
 from app.vap.documents import PANES, Document, Problem, load_pane
 from app.vap.limits import clean_text
 
@@ -74,10 +74,6 @@ def test_the_loader_reads_any_parsed_json_value_without_raising(pane, value):
     _check_loaded(pane, docs, problems)
 
 
-@pytest.fixture(scope="module")
-def client():
-    return create_app({"TESTING": True, "EVALUATION_ISOLATION": "inline"}).test_client()
-
 
 pane_values = st.one_of(pane_texts, json_values)
 bodies = st.one_of(
@@ -99,22 +95,22 @@ def _answered(resp) -> dict:
 
 @settings(FUZZ, max_examples=700)
 @given(body=bodies)
-def test_the_api_answers_any_json_body_with_200_or_400(client, body):
-    _answered(client.post("/api/v1/evaluate", data=json.dumps(body), content_type="application/json"))
+def test_the_api_answers_any_json_body_with_200_or_400(module_client, body):
+    _answered(module_client.post("/api/v1/evaluate", data=json.dumps(body), content_type="application/json"))
 
 
 @settings(FUZZ, max_examples=200)
 @given(data=st.binary(max_size=200))
-def test_the_api_answers_any_bytes_with_200_or_400(client, data):
-    _answered(client.post("/api/v1/evaluate", data=data, content_type="application/json"))
+def test_the_api_answers_any_bytes_with_200_or_400(module_client, data):
+    _answered(module_client.post("/api/v1/evaluate", data=data, content_type="application/json"))
 
 
 @settings(FUZZ, max_examples=200)
 @given(form=st.dictionaries(st.sampled_from([*PANES, "kubernetesVersion", "operation", "other"]),
                             st.one_of(pane_texts, st.sampled_from(["CREATE", "UPDATE", "1.30", "v9.99"])), max_size=8))
-def test_the_page_answers_any_form(client, form):
+def test_the_page_answers_any_form(module_client, form):
     form = {k: clean_text(v) for k, v in form.items()}  # a browser cannot send lone surrogates
-    resp = client.post("/evaluate", data=form, headers={"HX-Request": "true"})
+    resp = module_client.post("/evaluate", data=form, headers={"HX-Request": "true"})
     assert resp.status_code == 200
     assert resp.get_data(as_text=True).lstrip().startswith('<section id="result"')
 
