@@ -40,7 +40,7 @@ def evaluate(payload: Any) -> dict[str, Any]:
     current = settings()
     if current.isolation == "inline":
         with limits.use(current.limits):
-            return vap.evaluate(payload)
+            return current.served("evaluate", vap.evaluate(payload))
     return pool_for(current).evaluate(payload)
 
 
@@ -53,7 +53,7 @@ def evaluate_body(raw: bytes) -> bytes:
     current = settings()
     if current.isolation == "inline":
         with limits.use(current.limits):
-            return response_json(jobs.evaluate_body(raw))
+            return response_json(current.served("evaluate_body", jobs.evaluate_body(raw)))
     return pool_for(current).evaluate_body(raw)
 
 
@@ -62,7 +62,7 @@ def run(job: str, *args: Any) -> Any:
     current = settings()
     if current.isolation == "inline":
         with limits.use(current.limits):
-            return jobs.JOBS[job](*args)
+            return current.served(job, jobs.JOBS[job](*args))
     return pool_for(current).run(job, *args)
 
 

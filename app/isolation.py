@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
-from .jobs import JOBS, SUITE_JOBS
+from .jobs import JOBS, SUITE_JOBS, bounded
 from .vap import limits
 from .vap.evaluate import InputError, check_payload
 
@@ -56,6 +56,8 @@ CONFIG_DEFAULTS: dict[str, Any] = {
     "EVALUATION_SPARE_WORKERS": 2,  # idle workers kept ready
     "EVALUATION_SLOW_SECONDS": 0.1,  # CPU seconds after which an evaluation runs at the lowest priority
     "EVALUATION_QUEUE_SECONDS": 10.0,  # how long a request waits for a free worker (503 after)
+    "RESPONSE_VALUE_MAX_BYTES": 65536,  # most bytes of one value echoed back (a string, an expression's result)
+    "RESPONSE_MAX_BYTES": 1048576,  # most bytes of a whole answer (its largest parts cut to fit)
 }
 
 
@@ -95,6 +97,8 @@ class Settings:
     spare: int = 2
     slow: float = 0.1
     queue: float = 10.0
+    value_bytes: int = 65536
+    max_bytes: int = 1048576
     limits: limits.Limits = field(default_factory=limits.Limits)
 
     @classmethod
@@ -112,8 +116,14 @@ class Settings:
             spare=max(0, int(config.get("EVALUATION_SPARE_WORKERS", CONFIG_DEFAULTS["EVALUATION_SPARE_WORKERS"]))),
             slow=float(config.get("EVALUATION_SLOW_SECONDS") or CONFIG_DEFAULTS["EVALUATION_SLOW_SECONDS"]),
             queue=float(config.get("EVALUATION_QUEUE_SECONDS") or CONFIG_DEFAULTS["EVALUATION_QUEUE_SECONDS"]),
+            value_bytes=_size_setting(config, "RESPONSE_VALUE_MAX_BYTES"),
+            max_bytes=_size_setting(config, "RESPONSE_MAX_BYTES"),
             limits=limits.Limits.from_config(config),
         )
+
+    def served(self, job: str, response: Any) -> Any:
+        """A job's answer as it is served: strict JSON, bounded (app.jobs.bounded)."""
+        return bounded(job, response, self.value_bytes, self.max_bytes)
 
     def time_bound(self, job: str) -> tuple[float, str]:
         """The wall-clock bound of a job, and its configuration name."""
@@ -140,6 +150,12 @@ class Settings:
             f"every evaluation worker is busy ({self.workers}, PLAYGROUND_EVALUATION_WORKERS) and none came free "
             f"within {self.queue:g} seconds (PLAYGROUND_EVALUATION_QUEUE_SECONDS); try again in a moment",
             "EVALUATION_WORKERS")
+
+
+def _size_setting(config: Any, name: str) -> int:
+    """A size bound in bytes from the configuration (0: none)."""
+    value = config.get(name)
+    return max(0, int(CONFIG_DEFAULTS[name] if value is None or value == "" else value))
 
 
 # --------------------------------------------------------------------------------------------
@@ -474,7 +490,7 @@ def _serve(conn: Connection, settings: Settings) -> None:
                 return
         size, peak_before = _memory()
         _bound(settings, size, settings.time_bound(message["job"])[0])
-        reply = _perform(message["job"], message["args"])
+        reply = _perform(message["job"], message["args"], settings)
         _unbound()
         _, peak = _memory()
         # Near the bound (half of it or more, beyond the worker's size before): an allocation may have
@@ -505,12 +521,13 @@ def response_json(response: Any) -> bytes:
     return (json.dumps(response, default=str, ensure_ascii=True, sort_keys=True, separators=(",", ":")) + "\n").encode()
 
 
-def _perform(job: str, args: list[Any]) -> dict[str, Any]:
+def _perform(job: str, args: list[Any], settings: Settings | None = None) -> dict[str, Any]:
+    settings = settings or Settings()
     try:
         response = JOBS[job](*args)
         if isinstance(response, dict) and _has_errors(response, _ALLOCATION_FAILED):
             return {"error": "memory"}
-        return {"response": response}
+        return {"response": settings.served(job, response)}  # bounded here, under the evaluation's bounds
     except MemoryError:
         return {"error": "memory"}
     except InputError as exc:

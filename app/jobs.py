@@ -8,6 +8,7 @@ workers are forked from a process that never loads the web layer.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -196,3 +197,165 @@ def _pane_text(value: Any) -> str:
         return ""
     # browsers send textareas with CRLF line ends; LF keeps them block scalars in the YAML
     return value.replace("\r\n", "\n") if isinstance(value, str) else suite.dump_yaml(value)
+
+
+# --- bounded output ------------------------------------------------------------------------------------
+#
+# What a job answers is bounded where it leaves the worker (and where the server evaluates inline), never in
+# the core: the core's answer stays exact, the served copy is bounded. Every string longer than the value
+# bound, and every expression result (a "value") larger than it, is cut with a visible marker; when the whole
+# answer is still larger than the response bound, its largest parts are cut further, each keeping a share of
+# the bound (small fields such as "allowed" and "status" are kept whole). An answer that had to be cut says
+# so: "truncated": true. Floats that JSON cannot carry (NaN, infinities) are served as the strings "NaN",
+# "Infinity" and "-Infinity".
+
+# Jobs whose answers are echoed to the client and bounded; the others answer the client's own text
+# (add_case: the Test cases pane with a case appended) or a scenario the server stores (scenario_file),
+# both bounded by the request body.
+BOUNDED_JOBS = frozenset({"evaluate", "evaluate_body", "test_cases", "suite", "checks"})
+# Parts that are the client's own pane texts (what a test case's Open button loads): cut only at the
+# response bound, so that a test case opens as it was written whenever it can.
+_OWN_TEXT = frozenset({"open"})
+# Keys whose value is the result of an expression, bounded like a string whatever its type.
+_RESULTS = frozenset({"value"})
+_MIN_SHARE = 64  # bytes below which a container's parts are no longer shrunk each but cut from the end
+_MARKER = "… truncated ({} bytes) …"
+
+
+def truncation_marker(size: int) -> str:
+    """The text that stands for what was cut from a value: the size of the whole value in bytes (a string's in
+    UTF-8, a list's or a map's in JSON)."""
+    return _MARKER.format(size)
+
+
+def bounded(job: str, response: Any, value_bytes: int, max_bytes: int) -> Any:
+    """The answer of ``job`` as it is served: strict JSON values and, for the jobs that echo values back,
+    bounded (``value_bytes`` for each value, ``max_bytes`` for the whole answer; 0 for no bound)."""
+    cutter = _Cutter()
+    response = cutter.strict(response)
+    if job not in BOUNDED_JOBS:
+        return response
+    if value_bytes > 0:
+        response = cutter.values(response, value_bytes)
+    if max_bytes > 0 and cutter.size(response) > max_bytes:
+        # room for the "truncated" flag, and for the estimate's slack on escaped text
+        response = cutter.fit(response, max(_MIN_SHARE, max_bytes - 64))
+    if cutter.cut and isinstance(response, dict):
+        response = {**response, "truncated": True}
+    return response
+
+
+_FLOATS = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
+class _Cutter:
+    """One bounding of one answer: its sizes (JSON bytes as the API encodes them), and whether it cut."""
+
+    def __init__(self) -> None:
+        self.cut = False
+        self._sizes: dict[int, tuple[Any, int]] = {}  # each value kept alive with its size: its id stays its own
+
+    def strict(self, value: Any) -> Any:
+        """JSON values only: NaN and the infinities as strings, tuples as lists, other objects as text."""
+        if isinstance(value, dict):
+            return {str(k) if not isinstance(k, str) else k: self.strict(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.strict(v) for v in value]
+        if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+            return _FLOATS[repr(value)]
+        if value is None or isinstance(value, (str, int, float, bool)):
+            return value
+        return str(value)
+
+    def size(self, value: Any) -> int:
+        """The size of a value in JSON (compact, ASCII), remembered for the values of the answer."""
+        known = self._sizes.get(id(value))
+        if known is not None and known[0] is value:
+            return known[1]
+        if isinstance(value, str):
+            return len(value) + 2 if value.isascii() and value.isprintable() else len(json.dumps(value))
+        if isinstance(value, dict):
+            total = 2 + max(0, len(value) - 1) + sum(self.size(k) + 1 + self.size(v) for k, v in value.items())
+        elif isinstance(value, list):
+            total = 2 + max(0, len(value) - 1) + sum(self.size(v) for v in value)
+        else:
+            return len(json.dumps(value))
+        self._sizes[id(value)] = (value, total)
+        return total
+
+    def values(self, value: Any, limit: int, key: str = "") -> Any:
+        """Cut every string, and every expression result, over ``limit`` bytes."""
+        if key in _OWN_TEXT:
+            return value
+        if isinstance(value, str):
+            return self.fit(value, limit) if len(value) > limit // 6 else value
+        if key in _RESULTS and isinstance(value, (dict, list)) and self.size(value) > limit:
+            return self.fit(value, limit)
+        if isinstance(value, dict):
+            return {k: self.values(v, limit, k) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.values(v, limit) for v in value]
+        return value
+
+    def fit(self, value: Any, budget: int) -> Any:
+        """The value within about ``budget`` bytes: itself when it fits, else cut, keeping a fair share for
+        each of its parts (the smallest parts whole) or, when the parts are too many for that, the first ones."""
+        size = self.size(value)
+        if size <= budget:
+            return value
+        self.cut = True
+        if isinstance(value, str):
+            lines = value.split("\n")
+            if len(lines) > 1:  # each line cut on its own, so that a message's every line keeps its end
+                parts = self._share(lines, budget - len(lines) * 2)
+                if parts is not None:
+                    return "\n".join(parts)
+            # the head and a quarter as much of the end (where a message says which limit it hit)
+            marker = truncation_marker(len(value.encode("utf-8", "surrogatepass")))
+            keep = max(0, budget - self.size(marker) - 4)
+            head, tail = value[: keep - keep // 4], value[len(value) - keep // 4:] if keep >= 4 else ""
+            while head and self.size(head) + self.size(tail) - 4 > keep:  # escaped characters take more room
+                head, tail = head[: len(head) * 3 // 4], tail[len(tail) // 4:]
+            return f"{head}{marker} {tail}" if tail else head + marker
+        marker = truncation_marker(size)
+        if isinstance(value, dict) and value:
+            items = list(value.items())
+            parts = self._share([v for _, v in items], budget - sum(self.size(k) + 2 for k, _ in items))
+            if parts is not None:
+                return {k: part for (k, _), part in zip(items, parts, strict=True)}
+            kept: dict[str, Any] = {}
+            room = budget - self.size(marker) - 8
+            for k, v in items:
+                room -= self.size(k) + 2 + self.size(v)
+                if room < 0:
+                    break
+                kept[k] = v
+            kept["…"] = marker
+            return kept
+        if isinstance(value, list) and value:
+            parts = self._share(value, budget - len(value) - 1)
+            if parts is not None:
+                return parts
+            kept_items: list[Any] = []
+            room = budget - self.size(marker) - 4
+            for v in value:
+                room -= self.size(v) + 1
+                if room < 0:
+                    break
+                kept_items.append(v)
+            return [*kept_items, marker]
+        return marker
+
+    def _share(self, parts: list[Any], budget: int) -> list[Any] | None:
+        """The parts within ``budget`` in all, each cut to a fair share (None when the shares would be too
+        small to say anything): the smallest come first and keep what they need; the rest share what is left."""
+        if not parts or budget // len(parts) < _MIN_SHARE:
+            return None
+        out = list(parts)
+        left = budget
+        order = sorted(range(len(parts)), key=lambda i: self.size(parts[i]))
+        for done, i in enumerate(order):
+            share = left // (len(parts) - done)
+            out[i] = self.fit(parts[i], share)
+            left -= self.size(out[i])
+        return out

@@ -5,12 +5,16 @@ share quotas). Each test reproduces an attack and shows what the server answers 
 
 from __future__ import annotations
 
+import json
 import re
+import time
+from typing import Any
 
 import pytest
 
-from app import create_app, exercises
+from app import create_app, exercises, vap
 from app.isolation import EvaluationTimeout
+from tests import hostile_inputs as h
 
 # --- Hidden means hidden ---------------------------------------------------------------------------------
 
@@ -113,3 +117,150 @@ def test_checks_stopped_at_their_bound_count_as_failed_never_solved(workshop_cli
     assert "Solved" not in section and "0 of 0" not in section
     assert section.count('data-status="fail"') == n
     assert section.count("got stopped") == n
+
+
+# --- Bounded output ----------------------------------------------------------------------------------------
+
+FIVE_MB = 5 * 1024 * 1024
+
+
+def doubling(times: int = 14, *, validations: int = 1, start: int = 640) -> dict[str, Any]:
+    """Variables doubling a string until it is ``start * 2**(times-1)`` bytes (5 MiB by default), shown by
+    ``validations`` messageExpressions: a request of a few kB whose answer would be megabytes."""
+    variables = [{"name": "v0", "expression": repr("x" * start)}]
+    variables += [{"name": f"v{i}", "expression": f"variables.v{i - 1} + variables.v{i - 1}"} for i in range(1, times)]
+    checks = [{"expression": "false", "messageExpression": f"variables.v{times - 1}"}] * validations
+    return h.scenario(h.policy(variables=variables, validations=checks))
+
+
+def strict_json(text: str) -> Any:
+    def refuse(constant: str) -> Any:
+        raise ValueError(f"not JSON: {constant}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """The app as in production: evaluation workers with their bounds, rate limits on."""
+    app = create_app({
+        "TESTING": True,
+        "EVALUATION_ISOLATION": "process",
+        "EVALUATION_TIMEOUT_SECONDS": 10,
+        "RATE_LIMIT_ENABLED": True,
+        "RATE_LIMIT_EVALUATE_BURST": 1000,
+        "RATE_LIMIT_SHARE_BURST": 1000,
+        "DATA_DIR": str(tmp_path_factory.mktemp("data")),
+        "DATABASE_URL": "",
+    })
+    return app.test_client()
+
+
+def test_a_few_kilobytes_building_five_megabytes_answer_in_under_one_megabyte(server):
+    body = doubling()
+    assert len(json.dumps(body)) < 8000
+    started = time.monotonic()
+    response = server.post("/api/v1/evaluate", json=body)
+    assert time.monotonic() - started < 10
+    assert response.status_code == 200
+    assert len(response.data) < 1_000_000
+    answer = strict_json(response.get_data(as_text=True))
+    assert answer["truncated"] is True
+    assert answer["allowed"] is False and answer["status"]["code"] == 422
+    evaluation = answer["policies"][0]["bindings"][0]["evaluations"][0]
+    shown = evaluation["validations"][0]["messageExpression"]["value"]
+    assert shown.startswith("xxxx") and shown.endswith("xxxx") and f"… truncated ({FIVE_MB} bytes) …" in shown
+    assert len(shown.encode()) <= 65536
+    # the core's own answer is exact: only the served copy is bounded
+    exact = vap.evaluate(body)
+    assert len(exact["policies"][0]["bindings"][0]["evaluations"][0]["validations"][0]["messageExpression"]
+               ["value"]) == FIVE_MB
+    assert "truncated" not in exact
+
+
+def test_many_large_values_are_cut_to_the_response_ceiling_keeping_the_decision(server):
+    body = doubling(times=12, validations=40)  # 40 messages of 1.25 MiB: 50 MiB unbounded
+    response = server.post("/api/v1/evaluate", json=body)
+    assert response.status_code == 200
+    assert len(response.data) <= 1048576
+    answer = strict_json(response.get_data(as_text=True))
+    assert answer["truncated"] is True and answer["allowed"] is False
+    assert answer["status"]["reason"] == "Invalid" and answer["status"]["message"]
+    validations = answer["policies"][0]["bindings"][0]["evaluations"][0]["validations"]
+    assert len(validations) == 40
+    assert all("… truncated (" in v["messageExpression"]["value"] for v in validations)
+
+
+def test_the_page_shows_a_large_value_cut_with_its_marker(server):
+    values = {pane: text for pane, text in doubling().items()}
+    response = server.post("/evaluate", data={**values, "testCases": ""}, headers={"HX-Request": "true"})
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    assert len(html.encode()) < 2_000_000
+    assert f"… truncated ({FIVE_MB} bytes)" in html
+
+
+def test_the_response_ceiling_is_a_setting():
+    client = create_app({"TESTING": True, "RESPONSE_MAX_BYTES": 100_000}).test_client()
+    response = client.post("/api/v1/evaluate", json=doubling(times=12, validations=4))
+    assert response.status_code == 200
+    assert len(response.data) <= 100_000
+    assert strict_json(response.get_data(as_text=True))["truncated"] is True
+
+
+def test_a_small_answer_is_not_marked():
+    client = create_app({"TESTING": True}).test_client()
+    answer = client.post("/api/v1/evaluate", json=doubling(times=3)).get_json()
+    assert "truncated" not in answer
+
+
+def test_test_cases_and_suites_are_bounded_too(server):
+    cases = "- name: big\n  object: {apiVersion: v1, kind: ConfigMap, metadata: {name: o, namespace: default}}\n" \
+            "  expect: {allowed: false}\n"
+    response = server.post("/api/v1/test?responses=true", json={**doubling(), "testCases": cases})
+    assert response.status_code == 200
+    assert len(response.data) < 1_000_000
+    answer = strict_json(response.get_data(as_text=True))
+    assert answer["truncated"] is True and answer["summary"]["passed"] == 1
+    # the page's Test cases pane: its matrix shows the case's message cut
+    values = {**doubling(), "testCases": cases}
+    html = server.post("/evaluate", data=values, headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert len(html.encode()) < 2_000_000
+
+
+# --- Strict JSON -------------------------------------------------------------------------------------------
+
+
+def test_nan_and_infinity_are_served_as_strings_never_bare(server):
+    # YAML's .nan and .inf are floats JSON cannot carry; the answer echoes the object
+    body = h.scenario(h.policy(variables=[{"name": "nan", "expression": "0.0 / 0.0"}],
+                               validations=[{"expression": "object.x != object.x"}]))
+    body["object"] = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: o, namespace: default}\n"
+                      "x: .nan\ny: [.inf, -.inf]\n")
+    for client in (server, create_app({"TESTING": True}).test_client()):
+        for url in ("/api/v1/evaluate", "/api/v1/test"):
+            response = client.post(url, json={**body, "testCases": "- object: {x: .nan}\n  expect: {allowed: true}\n"})
+            assert response.status_code == 200, response.data
+            strict_json(response.get_data(as_text=True))
+        answer = client.post("/api/v1/evaluate", json=body).get_json()
+        assert answer["object"]["x"] == "NaN" and answer["object"]["y"] == ["Infinity", "-Infinity"]
+
+
+@pytest.mark.parametrize("value", [
+    {"value": list(range(300_000))},  # a long list of small values
+    {"value": {f"k{i}": i for i in range(100_000)}},  # a map of many keys
+    {"value": [["é" * 500] * 100] * 100},  # nested lists of text that JSON escapes
+    {"policies": [{"value": "x" * 200_000, "name": f"p{i}"} for i in range(50)], "allowed": False,
+     "status": {"code": 422, "message": "denied"}},
+], ids=["long list", "many keys", "nested escaped", "structure"])
+def test_any_answer_is_served_within_its_bounds(value):
+    from app.isolation import response_json
+    from app.jobs import bounded
+
+    served = bounded("evaluate", value, 65536, 200_000)
+    encoded = response_json(served)
+    assert len(encoded) <= 200_000
+    assert served["truncated"] is True and "… truncated (" in encoded.decode("unicode_escape")
+    if "status" in value:
+        assert served["status"] == value["status"] and served["allowed"] is False
+        assert [p["name"] for p in served["policies"]] == [f"p{i}" for i in range(50)]
