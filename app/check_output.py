@@ -13,6 +13,7 @@ from urllib.parse import quote
 import yaml
 
 from .check import ADMITTED, DENIED, ERROR, Outcome, Report
+from .vap import decision
 
 TOOL = "admission-playground"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -117,6 +118,7 @@ def document(report: Report) -> dict[str, Any]:
             "operation": o.operation,
             "oldObject": {"file": o.old.file, "line": o.old.line} if o.old is not None else None,
             "decision": o.decision,
+            "kubectl": decision.kubectl_output(o.response) or None,
             "response": o.response,
         } for o in report.outcomes],
     }
@@ -169,7 +171,8 @@ def junit_xml(report: Report) -> str:
                 status = o.status
                 ET.SubElement(case, "failure", message=str(status.get("message")),
                               type=str(status.get("reason") or "Denied")).text = (
-                    f"{o.manifest.where}: {status.get('code')} {status.get('reason') or ''}\n{status.get('message')}")
+                    f"{o.manifest.where}: {status.get('code')} {status.get('reason') or ''}\n{status.get('message')}\n"
+                    f"kubectl: {decision.kubectl_error(status)}")
             elif o.warnings and report.fail_on_warnings:
                 counts["failures"] += 1
                 ET.SubElement(case, "failure", message="; ".join(o.warnings), type="Warning").text = "\n".join(

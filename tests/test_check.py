@@ -268,6 +268,7 @@ def test_json_and_yaml_give_the_api_response_per_object(tmp_path, capsys, monkey
     response = denied["response"]
     assert {"allowed", "status", "warnings", "policies", "problems", "request"} <= set(response)
     assert response["status"]["code"] == 422 and response["allowed"] is False
+    assert denied["kubectl"].startswith('The deployments "search" is invalid: : ValidatingAdmissionPolicy ')
     code, out, _ = _in_process(capsys, monkeypatch, tmp_path, "deploy", "-p", "policies", "-o", "yaml")
     assert yaml.safe_load(out) == result
 
