@@ -1,0 +1,349 @@
+"""The ApplyConfiguration mutation of MutatingAdmissionPolicy (app.vap.mutating.applyconfig).
+
+Restates kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/mutating/patch/smd_test.go
+(TestApplyConfiguration: each expression's Object value is written out here as the ObjectValue it evaluates to), the
+type-name cases of the dispatcher tests (dispatcher_test.go, "apply configuration with invalid type name"), and the
+merge triplets of sigs.k8s.io/structured-merge-diff typed/merge_test.go ("struct grab bag", "associative list"), with
+their smd schemas written as the CRD schemas that convert to them.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from app.vap.mutating.applyconfig import (
+    _NONE,
+    ApplyConfigError,
+    ObjectValue,
+    _merge,
+    _root,
+    apply_configuration,
+    check_type_names,
+    merge_apply_configuration,
+)
+from app.vap.schemas import schema_set
+
+O = ObjectValue  # noqa: E741 - reads like the CEL constructor
+SCHEMAS = schema_set("1.34")
+DEPLOYMENT = SCHEMAS.kind("apps", "v1", "Deployment")
+
+
+def deployment(spec: dict | None = None, **meta: Any) -> dict:
+    obj: dict[str, Any] = {"apiVersion": "apps/v1", "kind": "Deployment", "spec": spec or {}}
+    if meta:
+        obj["metadata"] = meta
+    return obj
+
+
+def pod_spec(**fields: Any) -> dict:
+    return {"template": {"spec": fields}}
+
+
+def obj(**spec: Any) -> ObjectValue:
+    return O("Object", {"spec": O("Object.spec", spec)})
+
+
+def template_spec(**fields: Any) -> ObjectValue:
+    return obj(template=O("Object.spec.template", {"spec": O("Object.spec.template.spec", fields)}))
+
+
+def apply(live: dict, result: Any) -> dict:
+    before = copy.deepcopy(live)
+    out = apply_configuration(live, result, DEPLOYMENT, SCHEMAS)
+    assert live == before  # the input is never modified
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# smd_test.go TestApplyConfiguration
+
+def test_add_to_list_type_map() -> None:
+    result = template_spec(volumes=[O("Object.spec.template.spec.volumes", {"name": "y"})])
+    assert apply(deployment(pod_spec(volumes=[{"name": "x"}])), result) == \
+        deployment(pod_spec(volumes=[{"name": "x"}, {"name": "y"}]))
+
+
+def test_update_list_type_map_entry() -> None:
+    volume = O("Object.spec.template.spec.volumes",
+               {"name": "y", "hostPath": O("Object.spec.template.spec.volumes.hostPath", {"path": "a"})})
+    got = apply(deployment(pod_spec(volumes=[{"name": "x"}, {"name": "y"}])), template_spec(volumes=[volume]))
+    assert got == deployment(pod_spec(volumes=[{"name": "x"}, {"name": "y", "hostPath": {"path": "a"}}]))
+
+
+def test_with_conditionals_and_old_object() -> None:
+    # "apply configuration with conditionals" / "with old object": the expression computed replicas 3
+    assert apply(deployment({"replicas": 2}), obj(replicas=3)) == deployment({"replicas": 3})
+    assert apply(deployment({"replicas": 1}), obj(replicas=3)) == deployment({"replicas": 3})
+
+
+def test_complex_apply_configuration_initialization() -> None:
+    container = O("Object.spec.template.spec.containers", {
+        "name": "nginx", "image": "nginx:1.14.2",
+        "ports": [O("Object.spec.template.spec.containers.ports", {"containerPort": 80})],
+        "resources": O("Object.spec.template.spec.containers.resources", {"limits": {"cpu": "128M"}}),
+    })
+    result = obj(replicas=1, template=O("Object.spec.template", {
+        "metadata": O("Object.spec.template.metadata", {"labels": {"app": "nginx"}}),
+        "spec": O("Object.spec.template.spec", {"containers": [container]}),
+    }))
+    assert apply(deployment(), result) == deployment({"replicas": 1, "template": {
+        "metadata": {"labels": {"app": "nginx"}},
+        "spec": {"containers": [{"name": "nginx", "image": "nginx:1.14.2", "ports": [{"containerPort": 80}],
+                                 "resources": {"limits": {"cpu": "128M"}}}]},
+    }})
+
+
+ERROR_CASES = [
+    ("apply configuration with change to atomic",
+     obj(selector=O("Object.spec.selector", {"matchLabels": {"l": "v"}})),
+     "error applying patch: invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: .spec.selector"),
+    ("apply configuration with invalid type name",
+     O("Object", {"spec": O("Object.specx", {"replicas": 1})}),
+     'type mismatch: unexpected type name "Object.specx", expected "Object.spec", which matches field name path '
+     "from root Object type"),
+    ("apply configuration with invalid field name",
+     obj(replicasx=1),
+     "error applying patch: failed to convert patch object to typed object: .spec.replicasx: field not declared in "
+     "schema"),
+    # the compiler refuses these two ("must evaluate to Object but got ..."); at run time the apiserver says:
+    ("apply configuration with invalid return type", "I'm a teapot!",
+     "unsupported return type from ApplyConfiguration expression: string"),
+    ("apply configuration with invalid initializer return type", O("Object.spec.metadata", {}),
+     "unsupported return type from ApplyConfiguration expression: Object.spec.metadata"),
+]
+
+
+@pytest.mark.parametrize(("name", "result", "message"), ERROR_CASES, ids=[c[0] for c in ERROR_CASES])
+def test_errors(name: str, result: Any, message: str) -> None:
+    with pytest.raises(ApplyConfigError) as e:
+        apply(deployment({"replicas": 1}), result)
+    assert str(e.value) == message
+
+
+# ---------------------------------------------------------------------------------------------
+# beyond smd_test.go: what the merge does to common mutations, and the other errors
+
+def test_sidecar_is_merged_by_name_and_nothing_is_deleted() -> None:
+    live = deployment(pod_spec(containers=[{"name": "app", "image": "app:1", "ports": [
+        {"containerPort": 80, "protocol": "TCP"}]}]), name="web", labels={"a": "1"})
+    result = O("Object", {
+        "metadata": O("Object.metadata", {"labels": {"b": "2"}}),
+        "spec": O("Object.spec", {"template": O("Object.spec.template", {"spec": O("Object.spec.template.spec", {
+            "initContainers": [O("Object.spec.template.spec.initContainers",
+                                 {"name": "mesh-proxy", "image": "mesh-proxy/v1.0.0", "restartPolicy": "Always"})],
+            # the port's protocol key defaults to TCP, so this is the live port, not a second one
+            "containers": [O("Object.spec.template.spec.containers", {"name": "app", "ports": [
+                O("Object.spec.template.spec.containers.ports", {"containerPort": 80, "name": "http"})]})],
+        })})}),
+    })
+    assert apply(live, result) == deployment(pod_spec(
+        containers=[{"name": "app", "image": "app:1",
+                     "ports": [{"containerPort": 80, "protocol": "TCP", "name": "http"}]}],
+        initContainers=[{"name": "mesh-proxy", "image": "mesh-proxy/v1.0.0", "restartPolicy": "Always"}],
+    ), name="web", labels={"a": "1", "b": "2"})
+
+
+def test_apiversion_and_kind_come_from_the_object() -> None:
+    result = O("Object", {"kind": "Pod", "spec": O("Object.spec", {"replicas": 2})})
+    assert apply(deployment(), result) == deployment({"replicas": 2})
+
+
+def test_atomic_lists_and_several_atomics() -> None:
+    result = template_spec(
+        tolerations=[O("Object.spec.template.spec.tolerations", {"key": "k"})],
+        containers=[O("Object.spec.template.spec.containers", {"name": "a", "args": ["x"]})],
+    )
+    with pytest.raises(ApplyConfigError) as e:
+        apply(deployment(), result)
+    assert str(e.value) == ("error applying patch: invalid ApplyConfiguration: may not mutate atomic arrays, maps or "
+                            "structs: .spec.template.spec.containers[0].args, .spec.template.spec.tolerations")
+
+
+def test_validation_errors_of_the_apply_configuration() -> None:
+    def error(result: Any, live: dict | None = None) -> str:
+        with pytest.raises(ApplyConfigError) as e:
+            apply(live or deployment(), result)
+        return str(e.value)
+
+    prefix = "error applying patch: failed to convert patch object to typed object: "
+    assert error(obj(replicas="3")) == prefix + ".spec.replicas: expected numeric (int or float), got string"
+    assert error(obj(paused=1)) == prefix + ".spec.paused: expected boolean, got &{1}"
+    assert error(obj(revisionHistoryLimit=[1])) == prefix + \
+        ".spec.revisionHistoryLimit: expected numeric (int or float), got []interface {}"
+    containers = [O("Object.spec.template.spec.containers", {"name": "a"}),
+                  O("Object.spec.template.spec.containers", {"name": "a"})]
+    assert error(template_spec(containers=containers)) == prefix + \
+        '.spec.template.spec.containers: duplicate entries for key [name="a"]'
+    assert error(template_spec(containers=[O("Object.spec.template.spec.containers", {"image": "x"})])) == prefix + \
+        '.spec.template.spec.containers: element 0: associative list with keys has an element that omits all key ' \
+        'fields ["name"] (and doesn\'t have default values for any key fields)'
+    assert error(O("Object", {"spec": O("Object.spec", {"x": 1}), "status": O("Object.status", {"y": 1})})) == \
+        prefix + "errors:\n  .spec.x: field not declared in schema\n  .status.y: field not declared in schema"
+    live = deployment(pod_spec(containers=[{"name": "a"}, {"name": "a"}]))
+    assert error(obj(replicas=1), live) == ("error applying patch: failed to convert original object to typed "
+                                            'object: .spec.template.spec.containers: duplicate entries for key '
+                                            '[name="a"]')
+
+
+def test_unknown_kind_is_unavailable() -> None:
+    with pytest.raises(ApplyConfigError) as e:
+        apply_configuration({"apiVersion": "example.com/v1", "kind": "Thing"}, O("Object"), None, SCHEMAS)
+    assert e.value.code == 503
+    assert str(e.value).startswith("Resource kind example.com/v1, Kind=Thing not found.")
+
+
+def test_type_names() -> None:
+    # dynamic.ObjectVal's check: nested names follow the field path; lists and maps are transparent
+    good = O("Object", {"spec": O("Object.spec", {"template": O("Object.spec.template", {}),
+                                                  "list": [O("Object.spec.list", {})],
+                                                  "map": {"k": O("Object.spec.map", {})}})})
+    assert check_type_names(good) is None
+    bad = O("Object", {"spec": O("Object.spec", {"a": [O("Object.spec.b", {})], "c": O("Object.c", {})})})
+    assert check_type_names(bad) == (
+        'type mismatch: unexpected type name "Object.spec.b", expected "Object.spec.a", which matches field name path '
+        'from root Object type\nunexpected type name "Object.c", expected "Object.spec.c", which matches field name '
+        "path from root Object type")
+
+
+# ---------------------------------------------------------------------------------------------
+# custom resources: the CRD's schema decides
+
+def crd(properties: dict, **root: Any) -> dict:
+    schema = {"type": "object", "properties": properties, **root}
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "spec": {"group": "example.com", "names": {"kind": "Thing", "plural": "things"}, "scope": "Namespaced",
+                     "versions": [{"name": "v1", "served": True, "storage": True,
+                                   "schema": {"openAPIV3Schema": schema}}]}}
+
+
+def thing(**fields: Any) -> dict:
+    return {"apiVersion": "example.com/v1", "kind": "Thing", **fields}
+
+
+def test_custom_resource_preserving_unknown_fields() -> None:
+    schemas = schema_set("1.34", [crd({"spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}})])
+    kind = schemas.kind("example.com", "v1", "Thing")
+    live = thing(spec={"a": {"b": 1}})
+    got = apply_configuration(live, O("Object", {"spec": O("Object.spec", {"a": {"c": 2}, "d": "x"})}), kind, schemas)
+    assert got == thing(spec={"a": {"b": 1, "c": 2}, "d": "x"})
+    # a list among unknown fields is atomic, but the atomic check only looks at declared fields: it is replaced
+    got = apply_configuration(thing(spec={"l": [1, 2]}), O("Object", {"spec": O("Object.spec", {"l": [3]})}),
+                              kind, schemas)
+    assert got == thing(spec={"l": [3]})
+
+
+# smd typed/merge_test.go, "struct grab bag" and "associative list" (their lhs may hold duplicates)
+GRAB_BAG = crd({
+    "numeric": {"type": "number"}, "string": {"type": "string"}, "bool": {"type": "boolean"},
+    "setStr": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"},
+    "setBool": {"type": "array", "items": {"type": "boolean"}, "x-kubernetes-list-type": "set"},
+    "setNumeric": {"type": "array", "items": {"type": "number"}, "x-kubernetes-list-type": "set"},
+})
+ASSOCIATIVE = crd({
+    "list": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["key", "id"],
+             "items": {"type": "object", "properties": {
+                 "key": {"type": "string"}, "id": {"type": "number"},
+                 "value": {"type": "object", "additionalProperties": {"type": "string"}},
+                 "bv": {"type": "boolean"}, "nv": {"type": "number"}}}},
+    "atomicList": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "atomic"},
+})
+
+
+def merge(definition: dict, lhs: dict, rhs: dict) -> Any:
+    schemas = schema_set("1.34", [definition])
+    root = _root(schemas, schemas.kind("example.com", "v1", "Thing"))
+    out, errors = _merge(lhs, rhs, root)
+    assert not errors
+    return {} if out is _NONE else out
+
+
+S = "setStr"
+GRAB_BAG_TRIPLETS = [
+    ({"numeric": 1}, {"numeric": 3.14159}, {"numeric": 3.14159}),
+    ({"numeric": 3.14159}, {"numeric": 1}, {"numeric": 1}),
+    ({"string": "aoeu"}, {"bool": True}, {"string": "aoeu", "bool": True}),
+    ({S: ["a", "b", "c"]}, {S: ["a", "b"]}, {S: ["a", "b", "c"]}),
+    ({S: ["a", "b"]}, {S: ["a", "b", "c"]}, {S: ["a", "b", "c"]}),
+    ({S: ["a", "b", "c"]}, {S: []}, {S: ["a", "b", "c"]}),
+    ({S: []}, {S: ["a", "b", "c"]}, {S: ["a", "b", "c"]}),
+    ({S: ["a", "b"]}, {S: ["b", "a"]}, {S: ["b", "a"]}),
+    ({S: ["a", "b", "c"]}, {S: ["d", "e", "f"]}, {S: ["a", "b", "c", "d", "e", "f"]}),
+    ({S: ["a", "b", "c"]}, {S: ["c", "d", "e", "f"]}, {S: ["a", "b", "c", "d", "e", "f"]}),
+    ({S: ["a", "b", "c", "g", "f"]}, {S: ["c", "d", "e", "f"]}, {S: ["a", "b", "c", "g", "d", "e", "f"]}),
+    ({S: ["a", "b", "c"]}, {S: ["d", "e", "f", "x", "y", "z"]}, {S: ["a", "b", "c", "d", "e", "f", "x", "y", "z"]}),
+    ({S: ["c", "d", "e", "f"]}, {S: ["a", "c", "e"]}, {S: ["a", "c", "d", "e", "f"]}),
+    ({S: ["a", "b", "c", "x", "y", "z"]}, {S: ["d", "e", "f"]}, {S: ["a", "b", "c", "x", "y", "z", "d", "e", "f"]}),
+    ({S: ["a", "b", "c", "x", "y", "z"]}, {S: ["d", "e", "f", "x", "y", "z"]},
+     {S: ["a", "b", "c", "d", "e", "f", "x", "y", "z"]}),
+    ({S: ["c", "a", "g", "f"]}, {S: ["c", "f", "a", "g"]}, {S: ["c", "f", "a", "g"]}),
+    ({S: ["a", "b", "c", "d"]}, {S: ["d", "e", "f", "a"]}, {S: ["b", "c", "d", "e", "f", "a"]}),
+    ({S: list("cdefghij")}, {S: ["2", "h", "3", "e", "4", "k", "l"]},
+     {S: ["c", "d", "f", "g", "2", "h", "i", "j", "3", "e", "4", "k", "l"]}),
+    ({S: list("abcdefghij")}, {S: ["1", "b", "2", "h", "3", "e", "4", "k", "l"]},
+     {S: ["a", "1", "b", "c", "d", "f", "g", "2", "h", "i", "j", "3", "e", "4", "k", "l"]}),
+    ({S: ["a", "b", "b"]}, {S: ["c"]}, {S: ["a", "b", "b", "c"]}),
+    ({S: ["a", "b", "b"]}, {S: ["b"]}, {S: ["a", "b"]}),
+    ({S: ["a", "b", "b"]}, {S: ["a"]}, {S: ["a", "b", "b"]}),
+    ({S: list("abcdec")}, {S: ["1", "b", "2", "e", "d"]}, {S: ["a", "1", "b", "c", "2", "e", "c", "d"]}),
+    ({S: list("abcdec")}, {S: ["1", "b", "2", "c", "e", "d"]}, {S: ["a", "1", "b", "2", "c", "e", "d"]}),
+    ({S: ["a", "a", "b", "b"]}, {S: ["b", "c", "d"]}, {S: ["a", "a", "b", "c", "d"]}),
+    ({S: ["a", "a", "b", "b"]}, {S: []}, {S: ["a", "a", "b", "b"]}),
+    ({"setBool": [True]}, {"setBool": [False]}, {"setBool": [True, False]}),
+    ({"setNumeric": [1, 2, 3.14159]}, {"setNumeric": [1, 2, 3]}, {"setNumeric": [1, 2, 3.14159, 3]}),
+    ({S: ["c", "a", "g", "f", "c", "a"]}, {S: ["c", "f", "a", "g"]}, {S: ["c", "f", "a", "g"]}),
+    ({"setNumeric": [1, 2, 3.14159, 1, 2]}, {"setNumeric": [1, 2, 3]}, {"setNumeric": [1, 2, 3.14159, 3]}),
+    ({"setBool": [True, False, True]}, {"setBool": [False]}, {"setBool": [True, False, True]}),
+    ({"setBool": [True, False, True]}, {"setBool": [True]}, {"setBool": [True, False]}),
+]
+
+
+@pytest.mark.parametrize(("lhs", "rhs", "out"), GRAB_BAG_TRIPLETS)
+def test_struct_grab_bag(lhs: dict, rhs: dict, out: dict) -> None:
+    assert merge(GRAB_BAG, lhs, rhs) == out
+
+
+def item(key: str, id_: int, **more: Any) -> dict:
+    return {"key": key, "id": id_, **more}
+
+
+ASSOCIATIVE_TRIPLETS = [
+    ({"list": [item("a", 1, value={"a": "a"})]}, {"list": [item("a", 1, value={"a": "a"})]},
+     {"list": [item("a", 1, value={"a": "a"})]}),
+    ({"list": [item("a", 1, value={"a": "a"})]}, {"list": [item("a", 2, value={"a": "a"})]},
+     {"list": [item("a", 1, value={"a": "a"}), item("a", 2, value={"a": "a"})]}),
+    ({"list": [item("a", 1), item("b", 1)]}, {"list": [item("a", 1), item("a", 2)]},
+     {"list": [item("a", 1), item("b", 1), item("a", 2)]}),
+    ({"list": [item("b", 2)]}, {"list": [item("a", 1), item("b", 2), item("c", 3)]},
+     {"list": [item("a", 1), item("b", 2), item("c", 3)]}),
+    ({"list": [item("a", 1), item("b", 2), item("c", 3)]}, {"list": [item("c", 3), item("b", 2)]},
+     {"list": [item("a", 1), item("c", 3), item("b", 2)]}),
+    ({"list": [item("a", 1), item("b", 2), item("c", 3)]}, {"list": [item("c", 3), item("a", 1)]},
+     {"list": [item("b", 2), item("c", 3), item("a", 1)]}),
+    ({"atomicList": ["a", "a", "a"]}, {"atomicList": None}, {"atomicList": None}),
+    ({"atomicList": ["a", "b", "c"]}, {"atomicList": []}, {"atomicList": []}),
+    ({"atomicList": ["a", "a", "a"]}, {"atomicList": ["a", "a"]}, {"atomicList": ["a", "a"]}),
+    ({"list": [item("a", 1, bv=True), item("b", 2), item("a", 1, bv=False, nv=2)]},
+     {"list": [item("a", 1, nv=3), item("c", 3), item("b", 2)]},
+     {"list": [item("a", 1, nv=3), item("c", 3), item("b", 2)]}),
+    ({"list": [item("a", 1, nv=1), item("a", 1, nv=2)]}, {"list": []},
+     {"list": [item("a", 1, nv=1), item("a", 1, nv=2)]}),
+    ({"list": [item("a", 1, nv=1), item("a", 1, nv=2)]}, {}, {"list": [item("a", 1, nv=1), item("a", 1, nv=2)]}),
+]
+
+
+@pytest.mark.parametrize(("lhs", "rhs", "out"), ASSOCIATIVE_TRIPLETS)
+def test_associative_list(lhs: dict, rhs: dict, out: dict) -> None:
+    assert merge(ASSOCIATIVE, lhs, rhs) == out
+
+
+def test_public_merge_refuses_what_the_apiserver_refuses() -> None:
+    schemas = schema_set("1.34", [ASSOCIATIVE])
+    kind = schemas.kind("example.com", "v1", "Thing")
+    assert merge_apply_configuration(thing(list=[item("a", 1, nv=1)]), {"list": [item("a", 1, bv=True)]},
+                                     kind, schemas) == thing(list=[item("a", 1, nv=1, bv=True)])
+    with pytest.raises(ApplyConfigError) as e:
+        merge_apply_configuration(thing(), {"atomicList": ["a"]}, kind, schemas)
+    assert str(e.value) == "invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: .atomicList"
