@@ -760,6 +760,10 @@
   function setUpCopyLink() {
     var button = document.getElementById("copy-link");
     if (!button) { return; }
+    var shown = document.getElementById(button.dataset.copyTarget);
+    if (shown && /^\/s\//.test(location.pathname)) {
+      shown.value = location.origin + location.pathname;   // the address as this browser reached it
+    }
     button.addEventListener("click", function () {
       var input = document.getElementById(button.dataset.copyTarget);
       var status = document.getElementById("copy-status");
