@@ -74,8 +74,18 @@ def refused(plugin: str, status: Mapping[str, Any], *explanation: str) -> StageR
                        decided_by=plugin)
 
 
+_NOTHING: dict[str, StageRecord] = {}
+
+
 def nothing(plugin: str, *explanation: str) -> StageRecord:
-    return StageRecord(plugin, NOTHING_TO_DO, explanation)
+    """The record of a plugin that leaves the request as it is (one shared record when it has nothing to say:
+    records are never changed)."""
+    if explanation:
+        return StageRecord(plugin, NOTHING_TO_DO, explanation)
+    record = _NOTHING.get(plugin)
+    if record is None:
+        record = _NOTHING[plugin] = StageRecord(plugin, NOTHING_TO_DO)
+    return record
 
 
 def changed(plugin: str, state: RequestState, after: dict[str, Any], *explanation: str) -> StageRecord:
@@ -88,8 +98,11 @@ def changed(plugin: str, state: RequestState, after: dict[str, Any], *explanatio
 
 
 def not_reached_for(plugin: str) -> Callable[[RequestState, Stored], StageRecord]:
+    """A stage's ``not_reached``: one shared record."""
+    record = StageRecord(plugin, NOT_REACHED)
+
     def not_reached(state: RequestState, stored: Stored) -> StageRecord:
-        return StageRecord(plugin, NOT_REACHED)
+        return record
 
     return not_reached
 

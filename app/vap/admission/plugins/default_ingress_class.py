@@ -37,5 +37,4 @@ def admit(state: RequestState, stored: Stored) -> StageRecord:
     return c.changed(PLUGIN, state, out, f"the Ingress names no class: it gets the default {c.name_of(default)!r}")
 
 
-def not_reached(state: RequestState, stored: Stored) -> StageRecord:
-    return c.not_reached_for(PLUGIN)(state, stored)
+not_reached = c.not_reached_for(PLUGIN)

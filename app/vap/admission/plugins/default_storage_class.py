@@ -41,5 +41,4 @@ def admit(state: RequestState, stored: Stored) -> StageRecord:
     return c.changed(PLUGIN, state, out, f"the claim names no StorageClass: it gets the default {c.name_of(default)!r}")
 
 
-def not_reached(state: RequestState, stored: Stored) -> StageRecord:
-    return c.not_reached_for(PLUGIN)(state, stored)
+not_reached = c.not_reached_for(PLUGIN)

@@ -30,8 +30,7 @@ def admit(state: RequestState, stored: Stored) -> StageRecord:
     return _RESULTS.get(state, None, lambda: _admit(state))
 
 
-def not_reached(state: RequestState, stored: Stored) -> StageRecord:
-    return c.not_reached_for(PLUGIN)(state, stored)
+not_reached = c.not_reached_for(PLUGIN)
 
 
 def tolerates(tolerations: Any, key: str) -> bool:

@@ -65,8 +65,7 @@ def admit(state: RequestState, stored: Stored) -> StageRecord:
     return _RESULTS.get(state, c.freeze(ranges), lambda: _admit(state, ranges))
 
 
-def not_reached(state: RequestState, stored: Stored) -> StageRecord:
-    return c.not_reached_for(PLUGIN)(state, stored)
+not_reached = c.not_reached_for(PLUGIN)
 
 
 def _admit(state: RequestState, ranges: list[dict[str, Any]]) -> StageRecord:

@@ -40,8 +40,7 @@ def admit(state: RequestState, stored: Stored) -> StageRecord:
     return _RESULTS.get(state, c.freeze(classes), lambda: _admit(state, classes))
 
 
-def not_reached(state: RequestState, stored: Stored) -> StageRecord:
-    return c.not_reached_for(PLUGIN)(state, stored)
+not_reached = c.not_reached_for(PLUGIN)
 
 
 def _admit(state: RequestState, classes: list[dict[str, Any]]) -> StageRecord:

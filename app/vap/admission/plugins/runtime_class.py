@@ -87,8 +87,7 @@ def admit(state: RequestState, stored: Stored) -> StageRecord:
     return c.changed(PLUGIN, state, out, *words)
 
 
-def not_reached(state: RequestState, stored: Stored) -> StageRecord:
-    return c.not_reached_for(PLUGIN)(state, stored)
+not_reached = c.not_reached_for(PLUGIN)
 
 
 def overhead(runtime_class: dict[str, Any]) -> dict[str, Any] | None:

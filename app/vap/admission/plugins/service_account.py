@@ -52,8 +52,7 @@ def admit(state: RequestState, stored: Stored) -> StageRecord:
     return _RESULTS.get(state, c.freeze(account), lambda: _admit(state, stored, account))
 
 
-def not_reached(state: RequestState, stored: Stored) -> StageRecord:
-    return c.not_reached_for(PLUGIN)(state, stored)
+not_reached = c.not_reached_for(PLUGIN)
 
 
 def account_name(pod: Any) -> str:

@@ -28,5 +28,4 @@ def admit(state: RequestState, stored: Stored) -> StageRecord:
     return c.nothing(PLUGIN)
 
 
-def not_reached(state: RequestState, stored: Stored) -> StageRecord:
-    return c.not_reached_for(PLUGIN)(state, stored)
+not_reached = c.not_reached_for(PLUGIN)

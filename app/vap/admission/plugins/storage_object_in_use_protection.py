@@ -32,5 +32,4 @@ def admit(state: RequestState, stored: Stored) -> StageRecord:
     return c.changed(PLUGIN, state, out, f"adds the finalizer {finalizer}")
 
 
-def not_reached(state: RequestState, stored: Stored) -> StageRecord:
-    return c.not_reached_for(PLUGIN)(state, stored)
+not_reached = c.not_reached_for(PLUGIN)

@@ -29,5 +29,4 @@ def admit(state: RequestState, stored: Stored) -> StageRecord:
     return c.changed(PLUGIN, state, out, "adds the taint node.kubernetes.io/not-ready:NoSchedule")
 
 
-def not_reached(state: RequestState, stored: Stored) -> StageRecord:
-    return c.not_reached_for(PLUGIN)(state, stored)
+not_reached = c.not_reached_for(PLUGIN)
