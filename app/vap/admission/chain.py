@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from ..request import Attributes
-from . import decode, mutating_webhook, validating_policy, validating_webhook
+from . import decode, managed_fields, mutating_webhook, strategy, validating_policy, validating_webhook
 from .plugins import (
     default_ingress_class,
     default_storage_class,
@@ -50,10 +50,10 @@ class Stage(NamedTuple):
 # In the order kube-apiserver runs them. A module's ADMISSION_PLUGIN says whether it is an admission plugin
 # (the response's admission.stages lists those); decoding and the registry strategy are not.
 _MODULES = (
-    decode,
+    decode, managed_fields,
     namespace_lifecycle, limit_ranger, service_account, taint_nodes_by_condition, priority, default_toleration_seconds,
     default_storage_class, storage_object_in_use_protection, runtime_class, default_ingress_class,
-    mutating_webhook,
+    mutating_webhook, strategy,
     limit_ranger_validate, service_account_validate, priority_validate, runtime_class_validate,
     validating_policy, validating_webhook,
 )

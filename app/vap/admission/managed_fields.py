@@ -1,0 +1,122 @@
+"""The field manager: ``metadata.managedFields`` as the create and update handlers record it.
+
+Not an admission plugin: kube-apiserver's create and update handlers run the field manager on the decoded
+object before mutating admission (k8s.io/apiserver/pkg/endpoints/handlers/create.go, update.go), so every
+admission plugin sees the entry of the request's manager (:mod:`app.vap.registry.fieldsets` says how it is
+formed).
+
+The manager is the request's ``fieldManager`` (CreateOptions/UpdateOptions; the Request pane's
+``options.fieldManager``). Without one the apiserver takes the client's user agent; the playground takes
+the request as kubectl sends it: ``kubectl-create`` for a CREATE (``kubectl create``) and
+``kubectl-client-side-apply`` for an UPDATE (``kubectl apply`` on an existing object). Both are recorded
+with operation ``Update`` (only a server-side apply records ``Apply``), with the time
+:data:`app.vap.registry.meta.NOW`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from .. import decoding, fast
+from ..changes import changes
+from ..registry import fieldsets, meta
+from .state import ALLOWED, NOT_REACHED, NOTHING_TO_DO, RequestState, StageRecord, Stored
+
+PLUGIN = "field manager"
+ADMISSION_PLUGIN = False
+
+DEFAULT_MANAGERS = {"CREATE": "kubectl-create", "UPDATE": "kubectl-client-side-apply"}
+
+
+def manager_of(attrs: Any) -> tuple[str, bool]:
+    """The request's field manager, and whether the Request pane named it."""
+    options = attrs.options if isinstance(attrs.options, Mapping) else {}
+    given = options.get("fieldManager")
+    if isinstance(given, str) and given:
+        return given, True
+    return DEFAULT_MANAGERS[attrs.operation], False
+
+
+def admit(state: RequestState, stored: Stored) -> StageRecord:
+    """Record the request's manager in the object's managedFields."""
+    attrs = state.attrs
+    if not attrs.as_stored:
+        return StageRecord(PLUGIN, NOTHING_TO_DO, ("asStored: false: the policies see the objects as pasted",))
+    if attrs.operation not in ("CREATE", "UPDATE") or not isinstance(attrs.object, dict):
+        return StageRecord(PLUGIN, NOTHING_TO_DO)
+    if attrs.subresource not in ("", "status") or (attrs.operation == "UPDATE"
+                                                    and not isinstance(attrs.old_object, dict)):
+        return StageRecord(PLUGIN, NOTHING_TO_DO)
+    manager, named = manager_of(attrs)
+    key = (attrs.operation, attrs.subresource, manager, stored.version, stored.schemas.key, id(attrs.old_object))
+    kept = _KEPT.get(attrs.object, key)
+    if kept is not None and kept[0] is attrs.old_object:
+        record = kept[1]
+    else:
+        record = _admit(state, stored, manager, named)
+        _KEPT.put(attrs.object, (attrs.old_object, record), key)
+    if record.attrs is None:
+        return record
+    return replace(record, attrs=replace(attrs, object=record.attrs.object))
+
+
+def not_reached(state: RequestState, stored: Stored) -> StageRecord:
+    return StageRecord(PLUGIN, NOT_REACHED)
+
+
+_KEPT: fast.ByIdentity[tuple[Any, StageRecord]] = fast.ByIdentity("admission.managed_fields", 32)
+
+
+def _without_managed(obj: Any) -> Any:
+    md = meta.metadata(obj)
+    if "managedFields" not in md:
+        return obj
+    out = dict(obj)
+    out["metadata"] = {k: v for k, v in md.items() if k != "managedFields"}
+    return out
+
+
+def _admit(state: RequestState, stored: Stored, manager: str, named: bool) -> StageRecord:
+    attrs = state.attrs
+    obj = attrs.object
+    schema = decoding.kind_schema(obj, stored.schemas)
+    root = schema.root if schema is not None else {}
+    schemas = stored.schemas if schema is not None else None
+    zero = fieldsets.zero_object(schema, stored.schemas)
+    new = fieldsets.with_zero(_without_managed(obj), zero)
+    # the managers the request's object gives (a client may set them), else the stored object's
+    managers = fieldsets.decode(meta.metadata(obj).get("managedFields"))
+    if attrs.operation == "CREATE":
+        live: Any = zero
+    else:
+        live = fieldsets.with_zero(_without_managed(attrs.old_object), zero)
+        managers = managers or fieldsets.decode(meta.metadata(attrs.old_object).get("managedFields"))
+    added, modified, removed = fieldsets.compare(live, new, root, schemas)
+    info = stored.table.by_kind(attrs.kind.group, attrs.kind.version, attrs.kind.kind)
+    has_status = info is not None and "status" in info.subresources
+    if attrs.subresource == "status":
+        reset: list[tuple[str, ...]] = [("f:spec",)]
+    else:
+        reset = [("f:status",)] if has_status else []
+    identity = (manager, "Update", str(obj.get("apiVersion") or ""), attrs.subresource)
+    after_managers = fieldsets.update(managers, identity, added, modified, removed, reset, meta.NOW)
+    entries = fieldsets.encode(after_managers)
+    out = dict(obj)
+    md = dict(meta.metadata(obj))
+    out["metadata"] = md
+    if entries:
+        md["managedFields"] = entries
+    else:
+        md.pop("managedFields", None)
+    source = "the request's fieldManager" if named else "as kubectl sends it"
+    who = f"{manager!r} ({source})"
+    words = [f"metadata.managedFields records the fields set by {who}, operation Update, at {meta.NOW}"]
+    if reset:
+        words.append(f"{'spec' if attrs.subresource == 'status' else 'status'} is not recorded: the strategy "
+                     "resets it")
+    made = tuple(changes(PLUGIN, obj, out))
+    if not made:
+        return StageRecord(PLUGIN, NOTHING_TO_DO, tuple(words))
+    return StageRecord(PLUGIN, ALLOWED, tuple(words), attrs=replace(attrs, object=out), changes=made)

@@ -1,0 +1,314 @@
+"""Each kind's registry strategy: what ``PrepareForCreate`` and ``PrepareForUpdate`` do to the object.
+
+Read from pkg/registry/<group>/<kind>/strategy.go of each kind (and the custom resource strategy of
+k8s.io/apiextensions-apiserver/pkg/registry/customresource). What they share:
+
+* **status**: a create cannot set it. The strategy replaces it with the kind's zero status, which the
+  apiserver serializes with its fields that are never omitted (a StatefulSet's ``{replicas: 0,
+  availableReplicas: 0}``, a Service's ``{loadBalancer: {}}``); a Pod gets ``phase: Pending`` and its QoS
+  class, a Namespace ``phase: Active``. An update of the object keeps the stored status, and an update of
+  its ``status`` subresource keeps the stored spec instead.
+* **generation**: kinds whose controllers report an observedGeneration set ``metadata.generation`` to 1
+  on create and add one on an update that changes the spec (a Deployment also when its annotations change;
+  a webhook configuration when its webhooks change; a custom resource when anything but its metadata
+  changes). Other kinds keep the stored generation.
+
+Kind-specific steps: a Job without ``manualSelector: true`` gets the selector and pod template labels that
+tie its pods to its uid (done in the strategy's Validate, before validating admission); a Namespace always
+gets the ``kubernetes`` finalizer on create, and an update keeps its stored finalizers; a Pod with
+scheduling gates gets the PodScheduled=False condition, reason SchedulingGated; a CustomResourceDefinition
+records its storage version in ``status.storedVersions``.
+
+Kinds not in the table (ConfigMap, Secret, RBAC, StorageClass, ...) have strategies that change nothing
+the policies can see.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from . import meta, qos
+
+Obj = dict[str, Any]
+Version = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """What a kind's strategy does (see the module's text)."""
+
+    package: str  # where kube-apiserver keeps it, e.g. "pkg/registry/apps/deployment"
+    generation: bool = False  # generation 1 on create, bumped when `tracks` changes on update
+    generation_since: Version = (0, 0)
+    tracks: tuple[str, ...] = ("spec",)  # the top-level fields whose change bumps the generation
+    tracks_annotations: bool = False
+    # the status PrepareForCreate leaves (by apiVersion when it differs), None: status untouched
+    status: Mapping[str, Any] | Callable[[Obj, str, Version], Any] | None = None
+    on_create: tuple[Callable[[Obj, Version], list[str]], ...] = ()
+    on_update: tuple[Callable[[Obj, Mapping[str, Any]], list[str]], ...] = ()
+    status_update_keeps: tuple[tuple[str, ...], ...] = ()  # metadata fields a status update takes from the stored
+    note: str = ""
+
+
+def _own(obj: Obj, *path: str) -> Obj:
+    """The mapping at ``path`` in ``obj``, copied with the mappings on its way (made when missing), so that it
+    can be changed without changing what ``obj`` shares with the objects it was copied from."""
+    node = obj
+    for key in path:
+        child = node.get(key)
+        child = dict(child) if isinstance(child, Mapping) else {}
+        node[key] = child
+        node = child
+    return node
+
+
+# ---------------------------------------------------------------------------------------------------
+# kind-specific steps
+
+
+def _pod_status(pod: Obj, api_version: str, version: Version) -> Any:
+    status: dict[str, Any] = {"phase": "Pending", "qosClass": qos.pod_qos(pod)}
+    return status
+
+
+def _pod_scheduling_gates(pod: Obj, version: Version) -> list[str]:
+    spec = pod.get("spec")
+    gates = spec.get("schedulingGates") if isinstance(spec, Mapping) else None
+    if not gates:
+        return []
+    status = _own(pod, "status")
+    status["conditions"] = [{"type": "PodScheduled", "status": "False", "reason": "SchedulingGated",
+                             "message": "Scheduling is blocked due to non-empty scheduling gates"}]
+    return ["the pod has scheduling gates: status.conditions gets PodScheduled=False, reason SchedulingGated"]
+
+
+def _namespace_finalizer(ns: Obj, version: Version) -> list[str]:
+    spec = ns.get("spec")
+    finalizers = spec.get("finalizers") if isinstance(spec, Mapping) else None
+    finalizers = list(finalizers) if isinstance(finalizers, list) else []
+    if "kubernetes" in finalizers:
+        return []
+    _own(ns, "spec")["finalizers"] = [*finalizers, "kubernetes"]
+    return ["spec.finalizers gets the kubernetes finalizer, which every new Namespace carries"]
+
+
+def _namespace_keeps_finalizers(ns: Obj, old: Mapping[str, Any]) -> list[str]:
+    old_spec = old.get("spec") if isinstance(old.get("spec"), Mapping) else {}
+    new_spec = ns.get("spec") if isinstance(ns.get("spec"), Mapping) else {}
+    assert isinstance(old_spec, Mapping) and isinstance(new_spec, Mapping)
+    if old_spec.get("finalizers") == new_spec.get("finalizers"):
+        return []
+    spec = _own(ns, "spec")
+    if "finalizers" in old_spec:
+        spec["finalizers"] = copy.deepcopy(old_spec["finalizers"])
+    else:
+        spec.pop("finalizers", None)
+    return ["spec.finalizers is kept from the stored Namespace: only the finalize subresource changes it"]
+
+
+JOB_NAME_LABELS = ("job-name", "batch.kubernetes.io/job-name")
+CONTROLLER_UID_LABELS = ("controller-uid", "batch.kubernetes.io/controller-uid")
+
+
+def _job_selector(job: Obj, version: Version) -> list[str]:
+    spec = job.get("spec") if isinstance(job.get("spec"), Mapping) else {}
+    assert isinstance(spec, Mapping)
+    if spec.get("manualSelector") is True:
+        return []
+    md = meta.metadata(job)
+    name, uid = str(md.get("name") or ""), str(md.get("uid") or "")
+    labels = _own(job, "spec", "template", "metadata", "labels")
+    for key in JOB_NAME_LABELS:
+        labels.setdefault(key, name)
+    for key in CONTROLLER_UID_LABELS:
+        labels.setdefault(key, uid)
+    match = _own(job, "spec", "selector", "matchLabels")
+    match.setdefault("batch.kubernetes.io/controller-uid", uid)
+    return ["the Job's selector is generated (manualSelector is not true): spec.selector.matchLabels selects "
+            "batch.kubernetes.io/controller-uid, and the pod template gets the job-name and controller-uid labels"]
+
+
+def _crd_status(crd: Obj, api_version: str, version: Version) -> Any:
+    stored: list[str] = []
+    spec = crd.get("spec") if isinstance(crd.get("spec"), Mapping) else {}
+    assert isinstance(spec, Mapping)
+    for entry in spec.get("versions") or []:
+        if isinstance(entry, Mapping) and entry.get("storage") is True:
+            stored.append(str(entry.get("name") or ""))
+            break
+    return {"acceptedNames": {"kind": "", "plural": ""}, "storedVersions": stored}
+
+
+def _pv_status(pv: Obj, api_version: str, version: Version) -> Any:
+    if version >= (1, 29):  # PersistentVolumeLastPhaseTransitionTime, on from 1.29
+        return {"phase": "Pending", "lastPhaseTransitionTime": meta.NOW}
+    return {}
+
+
+_ZERO_COUNTS_PDB = {"currentHealthy": 0, "desiredHealthy": 0, "disruptionsAllowed": 0, "expectedPods": 0}
+_ZERO_COUNTS_DS = {"currentNumberScheduled": 0, "desiredNumberScheduled": 0, "numberMisscheduled": 0,
+                   "numberReady": 0}
+
+# (group, kind) -> strategy
+STRATEGIES: dict[tuple[str, str], Strategy] = {
+    ("", "Pod"): Strategy("pkg/registry/core/pod", generation=True, generation_since=(1, 33), status=_pod_status,
+                          on_create=(_pod_scheduling_gates,), status_update_keeps=(("ownerReferences",),)),
+    ("", "Namespace"): Strategy("pkg/registry/core/namespace", status={"phase": "Active"},
+                                on_create=(_namespace_finalizer,), on_update=(_namespace_keeps_finalizers,)),
+    ("", "Service"): Strategy("pkg/registry/core/service", status={"loadBalancer": {}},
+                              note="the Service's cluster IPs and node ports are allocated by its storage, which "
+                                   "the playground does not reproduce"),
+    ("", "PersistentVolumeClaim"): Strategy("pkg/registry/core/persistentvolumeclaim", status={}),
+    ("", "PersistentVolume"): Strategy("pkg/registry/core/persistentvolume", status=_pv_status),
+    ("", "ReplicationController"): Strategy("pkg/registry/core/replicationcontroller", generation=True,
+                                            status={"replicas": 0}),
+    ("", "ResourceQuota"): Strategy("pkg/registry/core/resourcequota", status={}),
+    ("apps", "Deployment"): Strategy("pkg/registry/apps/deployment", generation=True, tracks_annotations=True,
+                                     status={}, status_update_keeps=(("labels",),)),
+    ("apps", "StatefulSet"): Strategy("pkg/registry/apps/statefulset", generation=True,
+                                      status={"availableReplicas": 0, "replicas": 0}),
+    ("apps", "DaemonSet"): Strategy("pkg/registry/apps/daemonset", generation=True, status=_ZERO_COUNTS_DS),
+    ("apps", "ReplicaSet"): Strategy("pkg/registry/apps/replicaset", generation=True, status={"replicas": 0}),
+    ("batch", "Job"): Strategy("pkg/registry/batch/job", generation=True, status={}, on_create=(_job_selector,)),
+    ("batch", "CronJob"): Strategy("pkg/registry/batch/cronjob", generation=True, status={}),
+    ("networking.k8s.io", "Ingress"): Strategy("pkg/registry/networking/ingress", generation=True,
+                                               status={"loadBalancer": {}}),
+    ("networking.k8s.io", "NetworkPolicy"): Strategy("pkg/registry/networking/networkpolicy", generation=True),
+    ("policy", "PodDisruptionBudget"): Strategy("pkg/registry/policy/poddisruptionbudget", generation=True,
+                                                status=_ZERO_COUNTS_PDB),
+    ("autoscaling", "HorizontalPodAutoscaler"): Strategy(
+        "pkg/registry/autoscaling/horizontalpodautoscaler",
+        status={"autoscaling/v1": {"currentReplicas": 0, "desiredReplicas": 0},
+                "autoscaling/v2": {"desiredReplicas": 0}},
+        note="the HPAGeneration feature gate (off here) would also make it track its generation"),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"): Strategy(
+        "pkg/registry/admissionregistration/validatingadmissionpolicy", generation=True, status={}),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"): Strategy(
+        "pkg/registry/admissionregistration/validatingadmissionpolicybinding", generation=True),
+    ("admissionregistration.k8s.io", "MutatingAdmissionPolicy"): Strategy(
+        "pkg/registry/admissionregistration/mutatingadmissionpolicy", generation=True),
+    ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"): Strategy(
+        "pkg/registry/admissionregistration/mutatingadmissionpolicybinding", generation=True),
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"): Strategy(
+        "pkg/registry/admissionregistration/validatingwebhookconfiguration", generation=True, tracks=("webhooks",)),
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): Strategy(
+        "pkg/registry/admissionregistration/mutatingwebhookconfiguration", generation=True, tracks=("webhooks",)),
+    ("apiextensions.k8s.io", "CustomResourceDefinition"): Strategy(
+        "apiextensions-apiserver/pkg/registry/customresourcedefinition", generation=True, status=_crd_status),
+    ("flowcontrol.apiserver.k8s.io", "FlowSchema"): Strategy("pkg/registry/flowcontrol/flowschema",
+                                                             generation=True, status={}),
+    ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"): Strategy(
+        "pkg/registry/flowcontrol/prioritylevelconfiguration", generation=True, status={}),
+}
+
+
+def custom_resource(has_status: bool) -> Strategy:
+    """The strategy of a custom resource: generation always tracked (any change outside metadata), the status
+    reset and kept only when its CustomResourceDefinition declares the status subresource."""
+    return Strategy("apiextensions-apiserver/pkg/registry/customresource", generation=True,
+                    tracks=(), status={} if has_status else None)
+
+
+def lookup(group: str, kind: str) -> Strategy | None:
+    return STRATEGIES.get((group, kind))
+
+
+def _status_for(strategy: Strategy, obj: Obj, api_version: str, version: Version) -> Any:
+    status = strategy.status
+    if callable(status):
+        return status(obj, api_version, version)
+    assert status is not None
+    if status and all(isinstance(k, str) and "/" in k for k in status):
+        return copy.deepcopy(status.get(api_version, {}))
+    return copy.deepcopy(dict(status))
+
+
+def tracks_generation(strategy: Strategy, version: Version) -> bool:
+    return strategy.generation and version >= strategy.generation_since
+
+
+def prepare_for_create(strategy: Strategy, obj: Obj, version: Version, custom: bool) -> list[str]:
+    """PrepareForCreate (and the Job's selector, set in its Validate) on ``obj``, a copy whose top level and
+    metadata are the caller's own; what it did, in words."""
+    words: list[str] = []
+    api_version = str(obj.get("apiVersion") or "")
+    if strategy.status is not None:
+        if custom:
+            if "status" in obj:
+                del obj["status"]
+                words.append("status removed: the custom resource has a status subresource, a create cannot set it")
+        else:
+            before = obj.get("status")
+            obj["status"] = _status_for(strategy, obj, api_version, version)
+            if before != obj["status"]:
+                words.append("status reset: a create cannot set it")
+    if tracks_generation(strategy, version):
+        obj["metadata"]["generation"] = 1
+        words.append("metadata.generation set to 1: the kind's controllers report the generation they observed")
+    for step in strategy.on_create:
+        words.extend(step(obj, version))
+    return words
+
+
+def _non_metadata(obj: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in obj.items() if k != "metadata"}
+
+
+def prepare_for_update(strategy: Strategy, obj: Obj, old: Mapping[str, Any], version: Version, custom: bool,
+                       subresource: str) -> list[str]:
+    """PrepareForUpdate of the object (``subresource`` "") or of its status subresource, on ``obj`` (its top
+    level and metadata the caller's own); ``old`` is the stored object. What it did, in words."""
+    words: list[str] = []
+    api_version = str(obj.get("apiVersion") or "")
+    if subresource == "status":
+        if obj.get("spec") != old.get("spec"):
+            if "spec" in old:
+                obj["spec"] = copy.deepcopy(old["spec"])
+            else:
+                obj.pop("spec", None)
+            words.append("spec kept from the stored object: an update of the status subresource cannot change it")
+        md = obj["metadata"]
+        old_md = meta.metadata(old)
+        for (key,) in strategy.status_update_keeps:
+            if md.get(key) != old_md.get(key):
+                if key in old_md:
+                    md[key] = copy.deepcopy(old_md[key])
+                else:
+                    md.pop(key, None)
+                words.append(f"metadata.{key} kept from the stored object: a status update cannot change it")
+        return words
+    if strategy.status is not None:
+        if custom:
+            if "status" in old:
+                if obj.get("status") != old["status"]:
+                    obj["status"] = copy.deepcopy(old["status"])
+                    words.append("status kept from the stored object: only the status subresource changes it")
+            elif "status" in obj:
+                del obj["status"]
+                words.append("status removed: only the status subresource sets it")
+        else:
+            kept = copy.deepcopy(old["status"]) if "status" in old else _status_for(strategy, obj, api_version,
+                                                                                     version)
+            if obj.get("status") != kept:
+                obj["status"] = kept
+                words.append("status kept from the stored object: only the status subresource changes it")
+    for step in strategy.on_update:
+        words.extend(step(obj, old))
+    if tracks_generation(strategy, version):
+        if custom:
+            changed = _non_metadata(obj) != _non_metadata(old)
+            what = "something outside metadata"
+        else:
+            changed = any(obj.get(key) != old.get(key) for key in strategy.tracks)
+            what = " or ".join(strategy.tracks)
+            if strategy.tracks_annotations:
+                changed = changed or meta.metadata(obj).get("annotations") != meta.metadata(old).get("annotations")
+                what += " or metadata.annotations"
+        if changed:
+            obj["metadata"]["generation"] = meta.generation(old) + 1
+            words.append(f"metadata.generation bumped to {meta.generation(old) + 1}: the update changes {what}")
+    return words
+
