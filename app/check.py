@@ -29,6 +29,7 @@ from typing import Any, TextIO
 import yaml
 
 from .vap import DEFAULT_VERSION, evaluate, limits
+from .vap.fast import panes as pane_cache
 from .vap.resources import builtin_table
 
 EXIT_OK, EXIT_DENIED, EXIT_BAD_INPUT = 0, 1, 2
@@ -316,8 +317,29 @@ class PaneText:
         return segment.doc.file, segment.doc.start + line - segment.pane_line
 
 
-CLUSTER_PANE = "policy"  # the core routes every document by kind, whichever pane holds it
-EXTRA_PANE = "namespace"  # Namespaces and CRDs among the manifests, created by the same apply
+# The core routes every document of these panes by kind, whichever pane holds it: the cluster's documents fill
+# them in order, each up to what the core's cache of pane texts keeps (a longer text would be read again for
+# every object), so that a large cluster dump is still read once.
+CLUSTER_PANES = ("policy", "binding", "params", "namespace")
+CLUSTER_PANE = CLUSTER_PANES[0]
+PANE_BUDGET = max(64 * 1024, pane_cache.PANES.budget // 4 - 64 * 1024)
+
+
+def _text_size(doc: Manifest) -> int:
+    return len(doc.source) if isinstance(doc.source, str) else len(json.dumps(doc.source))
+
+
+def _fill_panes(documents: Sequence[Manifest]) -> dict[str, PaneText]:
+    groups: list[list[Manifest]] = [[]]
+    size = 0
+    for doc in documents:
+        n = _text_size(doc) + 4
+        if groups[-1] and size + n > PANE_BUDGET and len(groups) < len(CLUSTER_PANES):
+            groups.append([])
+            size = 0
+        groups[-1].append(doc)
+        size += n
+    return {pane: PaneText.of(group) for pane, group in zip(CLUSTER_PANES, groups, strict=False) if group}
 
 
 @dataclass
@@ -335,9 +357,10 @@ class Cluster:
         known = {(d.kind, d.name) for d in objects}
         extra = [m for m in manifests if m.kind in ("Namespace", "CustomResourceDefinition")
                  and (m.kind, m.name) not in known]
-        panes = {CLUSTER_PANE: PaneText.of(documents)}
-        if extra:
-            panes[EXTRA_PANE] = PaneText.of(extra)
+        # a list too long for one pane (a whole cluster's dump is one List) is spread over them item by item
+        spread = [part for d in documents
+                  for part in (expand_lists([d]) if is_list(d.value) and _text_size(d) > PANE_BUDGET else [d])]
+        panes = _fill_panes([*spread, *extra])
         crds = [d.value.get("spec") for d in [*objects, *extra] if d.kind == "CustomResourceDefinition"]
         return cls(panes,
                    policies=sum(d.kind == "ValidatingAdmissionPolicy" for d in objects),

@@ -543,3 +543,26 @@ def test_the_container_runs_a_command_given_and_the_server_by_default(tmp_path):
         "admission-playground check manifests/ --policies cluster.yaml")
     assert container("--version") == "admission-playground --version"
     assert container("echo", "hello") == "hello"
+
+
+def test_a_cluster_dump_larger_than_the_cores_pane_cache_is_still_read_once(tmp_path, capsys, monkeypatch):
+    from app.vap import documents
+
+    dump = yaml.safe_load(_cluster_dump())
+    # a few MB of ConfigMaps, as `kubectl get configmaps -A -o yaml` gives on a real cluster
+    dump["items"] += [{"apiVersion": "v1", "kind": "ConfigMap",
+                       "metadata": {"name": f"cm-{i}", "namespace": f"team-{i % 40}"},
+                       "data": {"ca.crt": "x" * 2000}} for i in range(2000)]
+    _write(tmp_path / "cluster.yaml", yaml.safe_dump(dump, sort_keys=False))
+    assert (tmp_path / "cluster.yaml").stat().st_size > 2 * check.PANE_BUDGET
+    for i in range(10):
+        _write(tmp_path / "m" / f"d-{i}.yaml", GOOD_DEPLOYMENT.replace("name: payments\n", f"name: app-{i}\n")
+               .replace("replicas: 2", f"replicas: {2 + i}"))
+    read: list[str] = []
+    load_text = documents._load_text
+    monkeypatch.setattr(documents, "_load_text",
+                        lambda pane, source, usage: read.append(pane) or load_text(pane, source, usage))
+    code, out, _ = _in_process(capsys, monkeypatch, tmp_path, "m", "-p", "cluster.yaml", "-q", "-j", "1")
+    assert code == 1
+    assert len(out.splitlines()) == 8  # 4 to 11 replicas are denied (at most 3 by the params)
+    assert all(read.count(pane) <= 1 for pane in check.CLUSTER_PANES), read
