@@ -411,13 +411,32 @@ def test_head_reads_the_first_line_without_a_traceback(tmp_path):
     assert proc.stderr == ""
 
 
+_READ = {"x86_64": 0, "aarch64": 63}.get(os.uname().machine)
+
+
+def _wait_reading_stdin(pid: int, timeout: float = 60) -> None:
+    """Wait until the process is blocked reading its standard input (started, past its imports)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            fields = Path(f"/proc/{pid}/syscall").read_text().split()
+        except OSError:  # no /proc, or not allowed to read it: a few seconds are enough on a quiet machine
+            time.sleep(5)
+            return
+        if _READ is not None and fields[:2] == [str(_READ), "0x0"]:
+            time.sleep(0.2)
+            return
+        time.sleep(0.1)
+    raise AssertionError("the command never read its standard input")
+
+
 @pytest.mark.parametrize("command", [["eval", "-"], ["check", "-", "--policies", "policies"]], ids=["eval", "check"])
 def test_ctrl_c_ends_quietly_with_130(tmp_path, command):
     _repository(tmp_path)
     # its own process group, signalled as a terminal's Ctrl+C signals every process of the foreground job
     proc = subprocess.Popen([str(COMMAND), *command], cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
-    time.sleep(3)  # started, waiting for its input on standard input
+    _wait_reading_stdin(proc.pid)
     os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert (proc.returncode, out, err) == (130, "", "")
