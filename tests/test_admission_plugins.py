@@ -275,10 +275,13 @@ def test_allows_referenced_secret() -> None:
 
 
 def test_allow_unreferenced_secret_volumes_for_permissive_sas() -> None:
-    """TestAllowUnreferencedSecretVolumesForPermissiveSAs: without the annotation, any secret."""
+    """TestAllowUnreferencedSecretVolumesForPermissiveSAs: the plugin does not limit secret references itself
+    (LimitSecretReferences false), but an account annotated kubernetes.io/enforce-mountable-secrets "true" does."""
     spec = {"containers": [{"name": "c", "image": "nginx"}],
             "volumes": [{"name": "v", "secret": {"secretName": "foo"}}]}
     assert run(pod(spec), service_account_object())["allowed"] is True
+    enforcing = service_account_object(annotations={"kubernetes.io/enforce-mountable-secrets": "true"})
+    assert run(pod(spec), enforcing)["allowed"] is False
 
 
 def test_ignores_non_create_and_other_resources() -> None:
@@ -777,3 +780,27 @@ def test_merge_tolerations() -> None:
     assert runtime_class.merge_tolerations([b], [a]) == [a]
     assert runtime_class.merge_tolerations([a], [a]) == [a]
     assert runtime_class.merge_tolerations([a, b], [c]) == [c]
+
+
+def test_limit_ephemeral_container_secret_references() -> None:
+    """TestRejectsUnreferencedSecretVolumes and TestAllowsReferencedSecret, their ephemeral-container cases
+    (Validate on pods/ephemeralcontainers): an ephemeral container may only reference the Secrets of an account
+    that enforces mountable secrets; the refusal is a plain error, which the apiserver answers with a 500."""
+    sa = service_account_object(annotations={"kubernetes.io/enforce-mountable-secrets": "true"},
+                                secrets=[{"name": "allowed"}])
+    spec = {"serviceAccountName": "default", "containers": [{"name": "c", "image": "nginx"}],
+            "ephemeralContainers": [{"name": "debug", "image": "busybox",
+                                     "envFrom": [{"secretRef": {"name": "other"}}]}]}
+    request = {"operation": "UPDATE", "subResource": "ephemeralcontainers",
+               "resource": {"group": "", "version": "v1", "resource": "pods"}}
+    obj = json.dumps(pod(spec))
+    body = {"object": obj, "oldObject": obj, "params": json.dumps(sa), "request": json.dumps(request)}
+    response = evaluate(body)
+    assert response["allowed"] is False
+    assert response["status"]["code"] == 500
+    assert response["status"]["message"] == (
+        'ephemeral container debug with envFrom referencing secret.secretName="other" is not allowed because service '
+        "account default does not reference that secret")
+    spec["ephemeralContainers"][0]["envFrom"] = [{"secretRef": {"name": "allowed"}}]
+    obj = json.dumps(pod(spec))
+    assert evaluate({**body, "object": obj, "oldObject": obj})["allowed"] is True

@@ -91,10 +91,10 @@ def nothing(plugin: str, *explanation: str) -> StageRecord:
 def changed(plugin: str, state: RequestState, after: dict[str, Any], *explanation: str) -> StageRecord:
     """The record of a plugin that hands the request on with ``after`` as its object."""
     before = state.attrs.object
-    if after is before:
+    made = tuple(changes(plugin, before, after)) if after is not before else ()
+    if not made:  # an equal copy: the request goes on with its own object
         return StageRecord(plugin, NOTHING_TO_DO, explanation)
-    return StageRecord(plugin, ALLOWED, explanation, attrs=replace(state.attrs, object=after),
-                       changes=tuple(changes(plugin, before, after)))
+    return StageRecord(plugin, ALLOWED, explanation, attrs=replace(state.attrs, object=after), changes=made)
 
 
 def not_reached_for(plugin: str) -> Callable[[RequestState, Stored], StageRecord]:

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..state import RequestState, StageRecord, Stored
 from . import _common as c
-from .limit_ranger import quantity
+from .limit_ranger import canonical, quantity
 
 PLUGIN = "RuntimeClass"
 _VERSIONS = ("node.k8s.io/v1", "node.k8s.io/v1beta1")
@@ -60,7 +60,7 @@ def admit(state: RequestState, stored: Stored) -> StageRecord:
         if own and not same_resources(own, fixed):
             return c.refused(PLUGIN, c.forbidden(attrs, "pod rejected: Pod's Overhead doesn't match RuntimeClass's "
                                                         "defined Overhead"))
-        spec["overhead"] = dict(fixed)
+        spec["overhead"] = {name: canonical(value) for name, value in fixed.items()}
         words.append(f"the Pod's overhead is RuntimeClass {c.name_of(runtime_class)}'s")
     scheduling = runtime_class.get("scheduling")
     if isinstance(scheduling, dict):
