@@ -4,8 +4,8 @@
 Only cpu and memory count. Every container and init container adds its positive requests and limits to
 the pod's totals; a pod without any is BestEffort. It is Guaranteed when every container has positive
 cpu and memory limits and the totals of requests equal the totals of limits, resource by resource; any
-other pod is Burstable. When the pod gives pod-level resources (``spec.resources``, 1.32+), those decide
-instead.
+other pod is Burstable. When the pod gives pod-level cpu or memory (``spec.resources``; the PodLevelResources
+feature, on from 1.34), those decide instead. A class the pod's status already names is kept (GetPodQOS).
 """
 
 from __future__ import annotations
@@ -39,21 +39,37 @@ def _quantities(value: Any) -> dict[str, Dec]:
     return out
 
 
+def _names(value: Any) -> bool:
+    """Whether a resource list names cpu or memory (whatever the quantity)."""
+    return isinstance(value, Mapping) and any(name in value for name in _COMPUTE)
+
+
 def _add(total: dict[str, Dec], more: dict[str, Dec]) -> None:
     for name, amount in more.items():
         if name in total:
-            x, y, e = total[name]._aligned(amount)
+            try:
+                x, y, e = total[name]._aligned(amount)
+            except Exception:  # exponents too far apart to add: validation refuses such quantities
+                continue
             amount = Dec(x + y, e)
         total[name] = amount
 
 
-def pod_qos(pod: Mapping[str, Any]) -> str:
-    """The QoS class of ``pod``."""
+def pod_qos(pod: Mapping[str, Any], version: tuple[int, int] = (1, 34)) -> str:
+    """The QoS class of ``pod`` (the one its status names, if any: GetPodQOS)."""
+    status = pod.get("status")
+    if isinstance(status, Mapping) and isinstance(status.get("qosClass"), str) and status["qosClass"]:
+        return status["qosClass"]
+    return compute_pod_qos(pod, version)
+
+
+def compute_pod_qos(pod: Mapping[str, Any], version: tuple[int, int] = (1, 34)) -> str:
+    """The QoS class of ``pod`` from its resources (ComputePodQOS)."""
     spec = pod.get("spec") if isinstance(pod.get("spec"), Mapping) else {}
     assert isinstance(spec, Mapping)
     pod_level = spec.get("resources")
-    if isinstance(pod_level, Mapping) and (_quantities(pod_level.get("requests")) or
-                                          _quantities(pod_level.get("limits"))):
+    if version >= (1, 34) and isinstance(pod_level, Mapping) and (_names(pod_level.get("requests")) or
+                                                                   _names(pod_level.get("limits"))):
         requests, limits = _quantities(pod_level.get("requests")), _quantities(pod_level.get("limits"))
         guaranteed = all(name in limits for name in _COMPUTE)
         return _class(requests, limits, guaranteed)

@@ -70,7 +70,7 @@ def _own(obj: Obj, *path: str) -> Obj:
 
 
 def _pod_status(pod: Obj, api_version: str, version: Version) -> Any:
-    status: dict[str, Any] = {"phase": "Pending", "qosClass": qos.pod_qos(pod)}
+    status: dict[str, Any] = {"phase": "Pending", "qosClass": qos.pod_qos(pod, version)}
     return status
 
 
