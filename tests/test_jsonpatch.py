@@ -21,10 +21,12 @@ from app.vap.mutating.jsonpatch import (
     _Node,
     apply_json_patch_mutation,
     apply_patch,
+    decode_patched,
     escape_key,
     operation,
     wire_value,
 )
+from app.vap.schemas import schema_set
 
 
 def op(kind: str, path: str, value: object = None, *, from_: str = "", has_value: bool | None = None) -> dict:
@@ -401,3 +403,30 @@ def test_other_errors_get_the_apiserver_prefix() -> None:
         apply_json_patch_mutation(deployment(), [op("remove", "/spec/replicas")])
     assert str(e.value) == ("JSON Patch: error in remove for path: '/spec/replicas': "
                             "Unable to remove nonexistent key: replicas: missing value")
+
+
+# ---------------------------------------------------------------------------------------------
+# the patched object decoded back into its Go type (json_patch.go's strict decoding)
+
+def test_invalid_cel_initializer_field_is_a_strict_decoding_error() -> None:
+    # json_patch_test.go "jsonPatch invalid CEL initializer field"
+    ops = [op("add", "/spec/template/spec/containers/-", {"name": "x", "ports": [{"containerPortZ": 8080}]})]
+    patched = apply_json_patch_mutation(containers("a"), ops).object
+    with pytest.raises(MutationError) as e:
+        decode_patched(patched, schema_set("1.34"))
+    assert e.value.code == 500
+    assert str(e.value) == ('Internal error occurred: strict decoding error: unknown field '
+                            '"spec.template.spec.containers[1].ports[0].containerPortZ"')
+
+
+def test_wrong_type_after_a_patch() -> None:
+    patched = apply_json_patch_mutation(deployment(replicas=1), [op("replace", "/spec/replicas", "3")]).object
+    with pytest.raises(MutationError) as e:
+        decode_patched(patched, schema_set("1.34"))
+    assert str(e.value) == ("Internal error occurred: json: cannot unmarshal string into Go struct field "
+                            "DeploymentSpec.spec.replicas of type int32")
+
+
+def test_a_well_typed_result_and_custom_resources_pass() -> None:
+    decode_patched(containers("a", "b"), schema_set("1.34"))
+    decode_patched({"apiVersion": "example.com/v1", "kind": "Thing", "spec": {"anything": 1}}, schema_set("1.34"))

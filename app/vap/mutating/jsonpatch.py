@@ -31,11 +31,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from app.vap.decoding import kind_schema
+from app.vap.schemas import SchemaSet
+from app.vap.schemas.validate import check_object, render_path
 from app.vap.validation import _go_float, _go_json, _go_quote
 
 __all__ = [
     "ABSENT", "JSONPatchError", "MutationError", "PatchTestFailed", "apply_json_patch_mutation", "apply_patch",
-    "escape_key", "operation", "wire_value",
+    "decode_patched", "escape_key", "operation", "wire_value",
 ]
 
 
@@ -62,6 +65,12 @@ class PatchTestFailed(JSONPatchError):
 
 class MutationError(Exception):
     """The error a JSONPatch mutation ends with, in the apiserver's words (``JSON Patch: ...``)."""
+
+    def __init__(self, message: str, *, code: int = 0) -> None:
+        super().__init__(message)
+        self.message = message
+        # 500 when the apiserver answers with an InternalError status itself (the failurePolicy does not apply)
+        self.code = code
 
 
 _MISSING = "missing value"
@@ -605,3 +614,24 @@ def apply_json_patch_mutation(obj: Mapping[str, Any], operations: Iterable[Mappi
     except JSONPatchError as e:
         raise MutationError(f"JSON Patch: {e}") from None
     return JSONPatchOutcome(patched)
+
+
+def decode_patched(obj: Any, schemas: SchemaSet) -> None:
+    """The apiserver's strict decoding of a patched built-in object back into its Go type (json_patch.go).
+
+    Raises :class:`MutationError` (code 500, ``Internal error occurred: ...``) for a value of the wrong type
+    (``json: cannot unmarshal ...``) or for fields the kind does not have (``strict decoding error: unknown
+    field "spec.x"``). Custom resources are decoded as unstructured content: nothing is refused.
+    """
+    schema = kind_schema(obj, schemas)
+    if schema is None or schema.custom:
+        return
+    findings = check_object(obj, schemas)
+    marker = f"cannot be handled as a {schema.kind}: "
+    for finding in findings:
+        if marker in finding.message:
+            detail = finding.message.split(marker, 1)[1]
+            raise MutationError(f"Internal error occurred: {detail}", code=500)
+    unknown = [f'unknown field "{render_path(f.path)}"' for f in findings if f.message.startswith("unknown field ")]
+    if unknown:
+        raise MutationError("Internal error occurred: strict decoding error: " + ", ".join(unknown), code=500)
