@@ -34,7 +34,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Create and configure the playground application."""
     from flask import Flask
 
-    from . import api, bodies, evaluations, isolation, ratelimit, security, shares, testcases, web, workshop
+    from . import api, bodies, errors, evaluations, isolation, ratelimit, security, shares, testcases, web, workshop
     from .vap.limits import Limits
 
     app = Flask(
@@ -62,7 +62,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
             # Tests evaluate in their own process (so they can stand in for the core) and are not rate
             # limited, unless they ask for the workers or the limits (tests/test_hostile.py does).
             app.config.update({k: v for k, v in TESTING_DEFAULTS.items() if k not in test_config})
+    app.json = api.StrictJSONProvider(app)  # no bare NaN or Infinity in any answer
     security.init_app(app)
+    errors.init_app(app)
     bodies.init_app(app)
     ratelimit.init_app(app)
     evaluations.init_app(app)

@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Blueprint, Response, request
+from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from . import errors, evaluations, ratelimit
+from . import errors, evaluations, jobs, ratelimit
 from .vap.evaluate import InputError
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
+
+
+class StrictJSONProvider(DefaultJSONProvider):
+    """Flask's JSON, strict: a float JSON cannot carry (NaN, an infinity: a shared scenario's YAML may hold
+    one) is sent as the string "NaN", "Infinity" or "-Infinity", never bare (app.jobs.strict)."""
+
+    def dumps(self, obj: Any, **kwargs: Any) -> str:
+        try:
+            return super().dumps(obj, allow_nan=False, **kwargs)
+        except ValueError:
+            return super().dumps(jobs.strict(obj), **kwargs)
 
 
 @bp.post("/evaluate")

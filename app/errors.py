@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, jsonify, make_response, render_template, request
+from flask import Flask, Response, jsonify, make_response, render_template, request
+from werkzeug.exceptions import HTTPException
 
 
 def json_error(message: str, code: int) -> tuple[Response, int]:
@@ -78,3 +79,32 @@ def stopped_suite(exc: Exception) -> dict[str, Any]:
     """What the test cases matrix (or a workshop's checks) shows when running them was stopped at a bound."""
     return {"total": 0, "passed": 0, "failed": 0, "errors": 0, "rows": [],
             "problems": [{"severity": "error", "line": None, "column": None, "message": str(exc)}]}
+
+
+def api_or_default(exc: HTTPException) -> Response:
+    """An HTTP error outside the views' own handlers (a route that does not exist, a method it does not
+    take, a failure): ``{"error": ...}`` under /api/, with its status (and Allow for a 405); else as it was."""
+    if not request.path.startswith("/api/"):
+        return exc.get_response()
+    code = exc.code or 500
+    if code == 404:
+        message = f"there is no API endpoint {request.path[:200]!r}; the endpoints are described in docs/api.md"
+    elif code == 405:
+        allowed = ", ".join(sorted(getattr(exc, "valid_methods", None) or []))
+        message = f"{request.path[:200]} does not take {request.method}" + (f"; it takes {allowed}" if allowed else "")
+    elif code >= 500:
+        message = "the playground failed on this request. This is a bug; the server log has the details."
+    else:
+        message = exc.description or exc.name
+    response = jsonify(error=message)
+    response.status_code = code
+    for name, value in exc.get_headers():
+        if name.lower() in ("allow", "retry-after"):
+            response.headers[name] = value
+    return response
+
+
+def init_app(app: Flask) -> None:
+    """Answer the errors no view handles: JSON under /api/."""
+    for code in (400, 404, 405, 413, 500):
+        app.register_error_handler(code, api_or_default)

@@ -79,6 +79,18 @@ class EvaluationOutOfMemory(EvaluationStopped):
     pass
 
 
+class WorkerKilled(EvaluationStopped):
+    """The worker was killed from outside (the system's out-of-memory killer, an operator): not at one of the
+    evaluation's bounds, so neither the input's fault as far as the playground knows nor a memory overrun
+    (HTTP 503, to try again)."""
+
+    status = 503
+
+
+class _WorkerGone(Exception):
+    """The worker taken from the idle ones had died before it was given the job: another one takes it."""
+
+
 class EvaluatorBusy(EvaluationStopped):
     """Every worker is busy: the server is overloaded, not the input at fault (HTTP 503)."""
 
@@ -144,6 +156,16 @@ class Settings:
             f"the evaluation was stopped: it needed more than {self.memory_mb} MiB of memory, the most one "
             f"evaluation may use (limit: PLAYGROUND_EVALUATION_MEMORY_MB = {self.memory_mb}); make the scenario "
             "smaller or its expressions build smaller values", "EVALUATION_MEMORY_MB")
+
+    def killed_error(self, signum: int) -> WorkerKilled:
+        try:
+            name = signal.Signals(signum).name
+        except ValueError:
+            name = f"signal {signum}"
+        return WorkerKilled(
+            f"the evaluation worker was killed by {name} from outside the playground (the system's out-of-memory "
+            "killer, or an operator), not stopped at one of the evaluation's bounds; try again in a moment",
+            "EVALUATION_WORKERS")
 
     def busy_error(self) -> EvaluatorBusy:
         return EvaluatorBusy(
@@ -301,24 +323,32 @@ class Pool:
         if job not in JOBS:
             raise ValueError(f"unknown job {job!r}")
         body = json.dumps({"job": job, "args": args, "raw": raw is not None, "encoded": encoded}).encode()
-        worker = self._acquire()
-        keep = False
-        try:
-            reply, keep = self._run(worker, body, job, raw)
-        finally:
-            self._release(worker, keep=keep)
-        return _answer(reply, self.settings, encoded)
+        # A worker that died while idle (killed, or lost with its pipe) is replaced and the job goes to another
+        # one: the client never sees it. One that dies while evaluating is reported (_run).
+        for _ in range(self.settings.workers + self.settings.spare + 1):
+            worker = self._acquire()
+            keep = False
+            try:
+                reply, keep = self._run(worker, body, job, raw)
+            except _WorkerGone:
+                continue
+            finally:
+                self._release(worker, keep=keep)
+            return _answer(reply, self.settings, encoded)
+        raise RuntimeError("every evaluation worker taken had died before it was given the scenario")
 
     def _run(self, worker: _Worker, body: bytes, job: str, raw: bytes | None = None) -> tuple[dict[str, Any], bool]:
         settings = self.settings
         timeout, _ = settings.time_bound(job)
         started = time.monotonic()
+        if not worker.process.is_alive() or worker.conn.poll(0):  # an idle worker says nothing unless it died
+            raise _WorkerGone
         try:
             worker.conn.send_bytes(body)
             if raw is not None:
                 worker.conn.send_bytes(raw)
         except OSError:
-            raise RuntimeError("an evaluation worker went away before it was given the scenario") from None
+            raise _WorkerGone from None
         # Wait for the answer until the time bound; once the evaluation has used EVALUATION_SLOW_SECONDS
         # of CPU (not of wall-clock time, which a busy machine stretches for everyone) lower its priority.
         deadline = started + timeout
@@ -342,9 +372,12 @@ class Pool:
             worker.process.join(timeout=5)
             if time.monotonic() - started >= timeout or worker.process.exitcode == -signal.SIGXCPU:
                 raise settings.timeout_error(job) from None  # killed for time (SIGXCPU: the CPU-time backstop)
-            if worker.process.exitcode in (-signal.SIGKILL, -signal.SIGABRT, -signal.SIGSEGV, -signal.SIGBUS):
-                raise settings.memory_error() from None  # the kernel or the allocator stopped it
-            raise RuntimeError(f"an evaluation worker stopped unexpectedly (exit {worker.process.exitcode})") from None
+            code = worker.process.exitcode
+            if code in (-signal.SIGABRT, -signal.SIGSEGV, -signal.SIGBUS):
+                raise settings.memory_error() from None  # the allocator failed under the address-space bound
+            if code is not None and code < 0:
+                raise settings.killed_error(-code) from None  # a signal from outside: said as it was
+            raise RuntimeError(f"an evaluation worker stopped unexpectedly (exit {code})") from None
         keep = not reply.get("retire") and (not slowed or _restore_priority(worker.pid))
         return reply, keep
 

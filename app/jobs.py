@@ -228,6 +228,11 @@ def truncation_marker(size: int) -> str:
     return _MARKER.format(size)
 
 
+def strict(value: Any) -> Any:
+    """The value with only JSON values: NaN and the infinities as strings, tuples as lists, other objects as text."""
+    return _Cutter().strict(value)
+
+
 def bounded(job: str, response: Any, value_bytes: int, max_bytes: int) -> Any:
     """The answer of ``job`` as it is served: strict JSON values and, for the jobs that echo values back,
     bounded (``value_bytes`` for each value, ``max_bytes`` for the whole answer; 0 for no bound)."""

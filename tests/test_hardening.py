@@ -5,8 +5,13 @@ share quotas). Each test reproduces an attack and shows what the server answers 
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import os
 import re
+import signal
+import threading
 import time
 from typing import Any
 
@@ -264,3 +269,105 @@ def test_any_answer_is_served_within_its_bounds(value):
     if "status" in value:
         assert served["status"] == value["status"] and served["allowed"] is False
         assert [p["name"] for p in served["policies"]] == [f"p{i}" for i in range(50)]
+
+
+# --- Bodies, routes, workers ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("url", ["/api/v1/evaluate", "/api/v1/scenarios", "/api/v1/test", "/evaluate"])
+def test_an_oversized_chunked_body_is_413_like_a_declared_one(url):
+    client = create_app({"TESTING": True, "MAX_CONTENT_LENGTH": 1000}).test_client()
+    for small, expected in ((False, 413), (True, None)):
+        body = b'{"policy": "' + b"x" * (10 if small else 5000) + b'"}'
+        response = client.open(url, method="POST", input_stream=io.BytesIO(body),
+                               headers={"Transfer-Encoding": "chunked", "Content-Type": "application/json"},
+                               environ_overrides={"wsgi.input_terminated": True, "CONTENT_LENGTH": ""})
+        if expected:
+            assert response.status_code == expected
+            if url.startswith("/api/"):
+                assert "larger than the limit of 1000 bytes" in response.get_json()["error"]
+        else:
+            assert response.status_code in (200, 201, 400) and "larger than" not in response.get_data(as_text=True)
+
+
+@pytest.mark.parametrize(("method", "url", "code"), [
+    ("get", "/api/v1/nope", 404), ("get", "/api/nope", 404), ("get", "/api/v1/evaluate", 405),
+    ("delete", "/api/v1/scenarios/abcdefgh", 405), ("put", "/api/v1/test", 405),
+])
+def test_routing_errors_under_api_answer_json(method, url, code):
+    client = create_app({"TESTING": True}).test_client()
+    response = getattr(client, method)(url)
+    assert response.status_code == code and response.mimetype == "application/json"
+    assert response.get_json()["error"]
+    if code == 405:
+        assert "POST" in response.headers["Allow"] or "GET" in response.headers["Allow"]
+    # the page keeps its own error pages
+    assert create_app({"TESTING": True}).test_client().get("/nope").mimetype == "text/html"
+
+
+@pytest.fixture(scope="module")
+def fragile_client():
+    """Workers of their own (a pool of these settings), for tests that kill them."""
+    app = create_app({"TESTING": True, "EVALUATION_ISOLATION": "process", "EVALUATION_TIMEOUT_SECONDS": 7,
+                      "EVALUATION_WORKERS": 4, "EVALUATION_SPARE_WORKERS": 3, "EVALUATION_SLOW_SECONDS": 7})
+    client = app.test_client()
+    assert client.post("/api/v1/evaluate", json=h.scenario(h.policy())).status_code == 200
+    return client
+
+
+def _pool(client):
+    from app import isolation
+
+    return isolation.pool_for(client.application.extensions["evaluation"])
+
+
+def _wait_for_idle(pool, count: int) -> list[int]:
+    deadline = time.monotonic() + 30
+    while len(pool.pids()) < count and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return pool.pids()
+
+
+def test_idle_workers_killed_are_replaced_without_an_error(fragile_client):
+    pool = _pool(fragile_client)
+    for _ in range(3):
+        pids = _wait_for_idle(pool, 3)
+        assert len(pids) >= 2
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.2)
+        for _ in range(3):
+            response = fragile_client.post("/api/v1/evaluate", json=h.scenario(h.policy()))
+            assert response.status_code == 200, response.get_data(as_text=True)
+            assert response.get_json()["allowed"] is True
+
+
+def test_a_worker_killed_while_evaluating_is_reported_as_killed_not_as_memory(fragile_client):
+    pool = _pool(fragile_client)
+    _wait_for_idle(pool, 3)
+    answers: list[Any] = []
+    thread = threading.Thread(target=lambda: answers.append(fragile_client.post("/api/v1/evaluate", json=h.slow())))
+    thread.start()
+    deadline = time.monotonic() + 5
+    while not pool.pids(busy=True) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.3)
+    [pid] = pool.pids(busy=True)
+    os.kill(pid, signal.SIGKILL)
+    thread.join(30)
+    [response] = answers
+    assert response.status_code == 503 and response.headers["Retry-After"]
+    message = response.get_json()["error"]
+    assert "killed by SIGKILL" in message and "memory" not in message.split("(")[0]
+    assert "EVALUATION_MEMORY_MB" not in message
+    assert fragile_client.post("/api/v1/evaluate", json=h.scenario(h.policy())).status_code == 200
+
+
+def test_every_json_answer_is_strict():
+    from flask import jsonify
+
+    app = create_app({"TESTING": True})
+    with app.app_context():
+        text = jsonify(a=float("nan"), b=[float("inf"), -float("inf")], c=1.5).get_data(as_text=True)
+    assert strict_json(text) == {"a": "NaN", "b": ["Infinity", "-Infinity"], "c": 1.5}
