@@ -649,17 +649,17 @@ def apply_configuration(obj: Mapping[str, Any], result: Any, kind: KindSchema | 
                         schemas: SchemaSet) -> dict[str, Any]:
     """The apiserver's ApplyConfiguration mutation step (smd.go Patch) from the expression's result onwards.
 
-    ``result`` is the expression's value: an :class:`ObjectValue` named ``Object`` (a plain mapping is taken
-    as one). ``kind`` is the object's schema (None when unknown: the apiserver answers 503). Raises
-    :class:`ApplyConfigError` with the apiserver's text.
+    ``result`` is the expression's value: an :class:`ObjectValue` (a plain mapping is taken as one). The
+    expression's compilation has already refused any other type (``must evaluate to Object but got ...``, the
+    CEL stage's error), so a value of another type here gets the apiserver's run-time answer. ``kind`` is the
+    object's schema (None when unknown: the apiserver answers 503). Raises :class:`ApplyConfigError` with the
+    apiserver's text.
     """
     if kind is None:
         gvk = f"{obj.get('apiVersion', '')}, Kind={obj.get('kind', '')}"
         raise ApplyConfigError(f"Resource kind {gvk} not found. There can be a delay between when "
                                "CustomResourceDefinitions are created and when they are available.", code=503)
-    if isinstance(result, ObjectValue):
-        if result.type_name != "Object":
-            raise ApplyConfigError(f"unsupported return type from ApplyConfiguration expression: {result.type_name}")
+    if isinstance(result, ObjectValue):  # any Object... value passes here; the compiler wants ``Object`` itself
         if problem := check_type_names(result):
             raise ApplyConfigError(problem)
     elif not isinstance(result, Mapping):
