@@ -100,6 +100,8 @@ class _Walker:
             self.modified.add(path)
 
     def compare(self, lhs: Any, rhs: Any, node: Any, path: Path) -> None:
+        if lhs is rhs or (lhs.__class__ is rhs.__class__ and lhs == rhs):
+            return  # the same value on both sides: nothing added, changed or removed under it
         schema = self.resolve(node)
         value = rhs if rhs is not _MISSING else lhs
         if isinstance(value, dict) or (value is None and _is_mapping_schema(schema)):
