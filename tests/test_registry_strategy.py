@@ -579,3 +579,79 @@ def test_warm_evaluation_gives_the_same_answer() -> None:
     assert evaluate(body) == first
     with fast.plain():
         assert evaluate(body) == first
+
+
+# ---------------------------------------------------------------------------------------------------
+# CertificateSigningRequest: TestStrategyCreate (pkg/registry/certificates/certificates/strategy_test.go)
+
+
+@pytest.mark.parametrize(("user", "spec", "expected"), [
+    ({}, {}, {}),
+    ({"username": "bob", "uid": "123", "groups": ["group1"], "extra": {"foo": ["bar"]}}, {},
+     {"username": "bob", "uid": "123", "groups": ["group1"], "extra": {"foo": ["bar"]}}),
+    ({}, {"username": "bob", "uid": "123", "groups": ["group1"]}, {}),
+    ({"username": "alice", "uid": "234"}, {"username": "bob", "uid": "123", "groups": ["group1"]},
+     {"username": "alice", "uid": "234"}),
+    ({}, {"expirationSeconds": 1234}, {"expirationSeconds": 1234}),
+], ids=["no user in context, no user in obj", "user in context, no user in obj", "no user in context, user in obj",
+        "user in context, user in obj", "expirationSeconds set"])
+def test_csr_strategy_create(user: dict[str, Any], spec: dict[str, Any], expected: dict[str, Any]) -> None:
+    """TestStrategyCreate: the requester fields are the request's user's; a pre-approved status is dropped."""
+    csr = {"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest", "metadata": {"name": "c"},
+           "spec": dict(spec), "status": {"conditions": [{"type": "Approved", "status": "True"}]}}
+    ctx = strategies.Context(V, user)
+    strategies.prepare_for_create(strategies.STRATEGIES[("certificates.k8s.io", "CertificateSigningRequest")], csr,
+                                  V, False, ctx)
+    assert csr["spec"] == expected
+    assert csr["status"] == {}
+
+
+# ---------------------------------------------------------------------------------------------------
+# AppArmor: TestApplyAppArmorVersionSkew (pkg/registry/core/pod/strategy_test.go)
+
+
+def _apparmor_pod(annotation: str | None, container_profile: dict[str, Any] | None = None,
+                  pod_profile: dict[str, Any] | None = None) -> dict[str, Any]:
+    container: dict[str, Any] = {"name": "ctr", "image": "x"}
+    if container_profile is not None:
+        container["securityContext"] = {"appArmorProfile": container_profile}
+    pod: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                           "spec": {"containers": [container]}}
+    if annotation is not None:
+        pod["metadata"]["annotations"] = {strategies.APPARMOR_ANNOTATION_PREFIX + "ctr": annotation}
+    if pod_profile is not None:
+        pod["spec"]["securityContext"] = {"appArmorProfile": pod_profile}
+    return pod
+
+
+WARNING = ('metadata.annotations[container.apparmor.security.beta.kubernetes.io/ctr]: deprecated since v1.30; '
+           'use the "appArmorProfile" field instead')
+
+
+@pytest.mark.parametrize(("pod", "profile", "warned"), [
+    (_apparmor_pod(None), None, False),
+    (_apparmor_pod("runtime/default"), {"type": "RuntimeDefault"}, True),
+    (_apparmor_pod("unconfined"), {"type": "Unconfined"}, True),
+    (_apparmor_pod("localhost/test"), {"type": "Localhost", "localhostProfile": "test"}, True),
+    (_apparmor_pod("localhost/"), None, True),
+    (_apparmor_pod("invalid-value"), None, True),
+    (_apparmor_pod("unconfined", container_profile={"type": "RuntimeDefault"}), {"type": "RuntimeDefault"}, False),
+    (_apparmor_pod("runtime/default", pod_profile={"type": "RuntimeDefault"}), None, False),
+    (_apparmor_pod("unconfined", pod_profile={"type": "RuntimeDefault"}), {"type": "Unconfined"}, True),
+], ids=["no annotation", "runtime default", "unconfined", "localhost", "localhost without a profile", "invalid",
+        "field already set", "same as the pod-level profile", "other than the pod-level profile"])
+def test_apparmor_version_skew(pod: dict[str, Any], profile: dict[str, Any] | None, warned: bool) -> None:
+    """TestApplyAppArmorVersionSkew: an AppArmor annotation becomes the container's field when the container has
+    none and it differs from the pod-level profile; an annotation that gives no valid field, or is copied, is
+    warned of."""
+    ctx = strategies.Context(V)
+    strategies.prepare_for_create(strategies.STRATEGIES[("", "Pod")], pod, V, False, ctx)
+    context = pod["spec"]["containers"][0].get("securityContext") or {}
+    assert context.get("appArmorProfile") == profile
+    assert ctx.warnings == ([WARNING] if warned else [])
+
+
+def test_apparmor_warning_reaches_the_response() -> None:
+    out = run(_apparmor_pod("runtime/default"))
+    assert WARNING in out["warnings"]
+    assert run(_apparmor_pod("runtime/default"), version="1.29")["warnings"] == []

@@ -54,7 +54,8 @@ def admit(state: RequestState, stored: Stored) -> StageRecord:
     if attrs.operation == "UPDATE" and not isinstance(attrs.old_object, dict):
         return StageRecord(PLUGIN, NOTHING_TO_DO, ("no stored object to update",))
     key = (attrs.operation, attrs.subresource, attrs.namespace, attrs.namespaced, attrs.name, stored.version,
-           stored.schemas.key, id(attrs.old_object), any("generateName" in n for n in attrs.notes))
+           stored.schemas.key, id(attrs.old_object), any("generateName" in n for n in attrs.notes),
+           _frozen(attrs.user_info) if attrs.kind.kind == "CertificateSigningRequest" else None)
     kept = _KEPT.get(attrs.object, key)
     if kept is not None and kept[0] is attrs.old_object:
         record = kept[1]
@@ -64,6 +65,15 @@ def admit(state: RequestState, stored: Stored) -> StageRecord:
     if record.attrs is None:
         return record
     return replace(record, attrs=replace(attrs, object=record.attrs.object, old_object=record.attrs.old_object))
+
+
+def _frozen(value: Any) -> Any:
+    """A hashable form of a JSON value."""
+    if isinstance(value, Mapping):
+        return tuple(sorted((str(k), _frozen(v)) for k, v in value.items()))
+    if isinstance(value, list | tuple):
+        return tuple(_frozen(v) for v in value)
+    return value
 
 
 def not_reached(state: RequestState, stored: Stored) -> StageRecord:
@@ -98,10 +108,13 @@ def _admit(state: RequestState, stored: Stored) -> StageRecord:
     strategy, custom = _strategy_of(obj, stored)
     old = attrs.old_object
     words: list[str] = []
+    warnings: tuple[str, ...] = ()
     if attrs.operation == "CREATE":
         label = "registry: BeforeCreate"
         words.extend(_create_system_fields(md, obj, attrs.namespace, attrs.notes))
-        words.extend(strategies.prepare_for_create(strategy, obj, version, custom))
+        ctx = strategies.Context(version, attrs.user_info)
+        words.extend(strategies.prepare_for_create(strategy, obj, version, custom, ctx))
+        warnings = tuple(ctx.warnings)
     else:
         label = "registry: BeforeUpdate"
         assert isinstance(old, dict)
@@ -123,8 +136,9 @@ def _admit(state: RequestState, stored: Stored) -> StageRecord:
         words.append(strategy.note)
     made = tuple(changes(label, before, obj))
     if not made and old is attrs.old_object:
-        return StageRecord(PLUGIN, NOTHING_TO_DO, tuple(words))
-    return StageRecord(PLUGIN, ALLOWED, tuple(words), attrs=replace(attrs, object=obj, old_object=old), changes=made)
+        return StageRecord(PLUGIN, NOTHING_TO_DO, tuple(words), warnings=warnings)
+    return StageRecord(PLUGIN, ALLOWED, tuple(words), warnings=warnings,
+                       attrs=replace(attrs, object=obj, old_object=old), changes=made)
 
 
 def _create_system_fields(md: dict[str, Any], obj: Mapping[str, Any], namespace: str, notes: list[str]) -> list[str]:

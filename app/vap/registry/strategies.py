@@ -16,8 +16,11 @@ k8s.io/apiextensions-apiserver/pkg/registry/customresource). What they share:
 Kind-specific steps: a Job without ``manualSelector: true`` gets the selector and pod template labels that
 tie its pods to its uid (done in the strategy's Validate, before validating admission); a Namespace always
 gets the ``kubernetes`` finalizer on create, and an update keeps its stored finalizers; a Pod with
-scheduling gates gets the PodScheduled=False condition, reason SchedulingGated; a CustomResourceDefinition
-records its storage version in ``status.storedVersions``.
+scheduling gates gets the PodScheduled=False condition, reason SchedulingGated, and (from 1.30) a container
+with a deprecated AppArmor annotation and no ``appArmorProfile`` gets the field the annotation stands for, with a
+deprecation warning; a CertificateSigningRequest's requester fields (username, uid, groups, extra) are the
+requesting user's, and an update keeps its stored spec; a CustomResourceDefinition records its storage version
+in ``status.storedVersions``.
 
 Kinds not in the table (ConfigMap, Secret, RBAC, StorageClass, ...) have strategies that change nothing
 the policies can see.
@@ -27,13 +30,23 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import meta, qos
 
 Obj = dict[str, Any]
 Version = tuple[int, int]
+
+
+@dataclass
+class Context:
+    """What a strategy step reads besides the object: the Kubernetes version, the requesting user (as the
+    request's userInfo), and where it adds the warnings the apiserver returns."""
+
+    version: Version
+    user: Mapping[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -47,7 +60,7 @@ class Strategy:
     tracks_annotations: bool = False
     # the status PrepareForCreate leaves (by apiVersion when it differs), None: status untouched
     status: Mapping[str, Any] | Callable[[Obj, str, Version], Any] | None = None
-    on_create: tuple[Callable[[Obj, Version], list[str]], ...] = ()
+    on_create: tuple[Callable[[Obj, Context], list[str]], ...] = ()
     on_update: tuple[Callable[[Obj, Mapping[str, Any]], list[str]], ...] = ()
     status_update_keeps: tuple[tuple[str, ...], ...] = ()  # metadata fields a status update takes from the stored
     note: str = ""
@@ -74,7 +87,7 @@ def _pod_status(pod: Obj, api_version: str, version: Version) -> Any:
     return status
 
 
-def _pod_scheduling_gates(pod: Obj, version: Version) -> list[str]:
+def _pod_scheduling_gates(pod: Obj, ctx: Context) -> list[str]:
     spec = pod.get("spec")
     gates = spec.get("schedulingGates") if isinstance(spec, Mapping) else None
     if not gates:
@@ -85,7 +98,7 @@ def _pod_scheduling_gates(pod: Obj, version: Version) -> list[str]:
     return ["the pod has scheduling gates: status.conditions gets PodScheduled=False, reason SchedulingGated"]
 
 
-def _namespace_finalizer(ns: Obj, version: Version) -> list[str]:
+def _namespace_finalizer(ns: Obj, ctx: Context) -> list[str]:
     spec = ns.get("spec")
     finalizers = spec.get("finalizers") if isinstance(spec, Mapping) else None
     finalizers = list(finalizers) if isinstance(finalizers, list) else []
@@ -113,7 +126,7 @@ JOB_NAME_LABELS = ("job-name", "batch.kubernetes.io/job-name")
 CONTROLLER_UID_LABELS = ("controller-uid", "batch.kubernetes.io/controller-uid")
 
 
-def _job_selector(job: Obj, version: Version) -> list[str]:
+def _job_selector(job: Obj, ctx: Context) -> list[str]:
     spec = job.get("spec") if isinstance(job.get("spec"), Mapping) else {}
     assert isinstance(spec, Mapping)
     if spec.get("manualSelector") is True:
@@ -148,6 +161,92 @@ def _pv_status(pv: Obj, api_version: str, version: Version) -> Any:
     return {}
 
 
+APPARMOR_ANNOTATION_PREFIX = "container.apparmor.security.beta.kubernetes.io/"
+
+
+def _apparmor_field(annotation: Any) -> dict[str, Any] | None:
+    """The appArmorProfile field an AppArmor annotation stands for (None when it stands for no valid one)."""
+    if annotation == "runtime/default":
+        return {"type": "RuntimeDefault"}
+    if annotation == "unconfined":
+        return {"type": "Unconfined"}
+    if isinstance(annotation, str) and annotation.startswith("localhost/"):
+        profile = annotation[len("localhost/"):]
+        if profile and len(profile) <= 4095 and profile.strip() == profile:
+            return {"type": "Localhost", "localhostProfile": profile}
+    return None
+
+
+def _pod_apparmor_fields(pod: Obj, ctx: Context) -> list[str]:
+    """applyAppArmorVersionSkew (1.30+): a container with an AppArmor annotation and no appArmorProfile field gets
+    the field the annotation stands for, unless the pod-level profile is the same; every such annotation is
+    answered with a deprecation warning."""
+    if ctx.version < (1, 30):
+        return []
+    spec = pod.get("spec") if isinstance(pod.get("spec"), Mapping) else {}
+    assert isinstance(spec, Mapping)
+    if isinstance(spec.get("os"), Mapping) and spec["os"].get("name") == "windows":
+        return []
+    annotations = meta.metadata(pod).get("annotations")
+    if not isinstance(annotations, Mapping) or not any(str(k).startswith(APPARMOR_ANNOTATION_PREFIX)
+                                                       for k in annotations):
+        return []
+    pod_context = spec.get("securityContext")
+    pod_profile = pod_context.get("appArmorProfile") if isinstance(pod_context, Mapping) else None
+    words = []
+    for key in ("initContainers", "containers", "ephemeralContainers"):
+        containers = spec.get(key)
+        for index, container in enumerate(containers if isinstance(containers, list) else []):
+            if not isinstance(container, Mapping):
+                continue
+            annotation_key = APPARMOR_ANNOTATION_PREFIX + str(container.get("name") or "")
+            if annotation_key not in annotations:
+                continue
+            context = container.get("securityContext")
+            if isinstance(context, Mapping) and context.get("appArmorProfile") is not None:
+                continue
+            profile = _apparmor_field(annotations[annotation_key])
+            warn = profile is None
+            if profile is not None and profile != pod_profile:
+                containers_copy = list(_own(pod, "spec")[key])
+                _own(pod, "spec")[key] = containers_copy
+                item = dict(containers_copy[index])
+                item["securityContext"] = {**(context if isinstance(context, Mapping) else {}),
+                                           "appArmorProfile": profile}
+                containers_copy[index] = item
+                words.append(f"spec.{key}[{index}].securityContext.appArmorProfile set from the deprecated "
+                             f"annotation {annotation_key}")
+                warn = True
+            if warn:
+                ctx.warnings.append(f"metadata.annotations[{annotation_key}]: deprecated since v1.30; use the "
+                                    '"appArmorProfile" field instead')
+    return words
+
+
+def _csr_requester(csr: Obj, ctx: Context) -> list[str]:
+    """The CertificateSigningRequest strategy replaces the requester fields of the spec by the request's user."""
+    spec = _own(csr, "spec")
+    for key in ("username", "uid", "groups", "extra"):
+        spec.pop(key, None)
+    user = ctx.user
+    if user.get("username"):
+        spec["username"] = user["username"]
+    if user.get("uid"):
+        spec["uid"] = user["uid"]
+    if user.get("groups"):
+        spec["groups"] = copy.deepcopy(list(user["groups"]))
+    if user.get("extra"):
+        spec["extra"] = copy.deepcopy(dict(user["extra"]))
+    return ["spec.username, uid, groups and extra are the requesting user's"]
+
+
+def _csr_keeps_spec(csr: Obj, old: Mapping[str, Any]) -> list[str]:
+    if csr.get("spec") == old.get("spec"):
+        return []
+    csr["spec"] = copy.deepcopy(old.get("spec"))
+    return ["spec kept from the stored CertificateSigningRequest: an update cannot change it"]
+
+
 _ZERO_COUNTS_PDB = {"currentHealthy": 0, "desiredHealthy": 0, "disruptionsAllowed": 0, "expectedPods": 0}
 _ZERO_COUNTS_DS = {"currentNumberScheduled": 0, "desiredNumberScheduled": 0, "numberMisscheduled": 0,
                    "numberReady": 0}
@@ -155,7 +254,8 @@ _ZERO_COUNTS_DS = {"currentNumberScheduled": 0, "desiredNumberScheduled": 0, "nu
 # (group, kind) -> strategy
 STRATEGIES: dict[tuple[str, str], Strategy] = {
     ("", "Pod"): Strategy("pkg/registry/core/pod", generation=True, generation_since=(1, 33), status=_pod_status,
-                          on_create=(_pod_scheduling_gates,), status_update_keeps=(("ownerReferences",),)),
+                          on_create=(_pod_scheduling_gates, _pod_apparmor_fields),
+                          status_update_keeps=(("ownerReferences",),)),
     ("", "Namespace"): Strategy("pkg/registry/core/namespace", status={"phase": "Active"},
                                 on_create=(_namespace_finalizer,), on_update=(_namespace_keeps_finalizers,)),
     ("", "Service"): Strategy("pkg/registry/core/service", status={"loadBalancer": {}},
@@ -172,6 +272,8 @@ STRATEGIES: dict[tuple[str, str], Strategy] = {
                                       status={"availableReplicas": 0, "replicas": 0}),
     ("apps", "DaemonSet"): Strategy("pkg/registry/apps/daemonset", generation=True, status=_ZERO_COUNTS_DS),
     ("apps", "ReplicaSet"): Strategy("pkg/registry/apps/replicaset", generation=True, status={"replicas": 0}),
+    ("certificates.k8s.io", "CertificateSigningRequest"): Strategy(
+        "pkg/registry/certificates/certificates", status={}, on_create=(_csr_requester,), on_update=(_csr_keeps_spec,)),
     ("batch", "Job"): Strategy("pkg/registry/batch/job", generation=True, status={}, on_create=(_job_selector,)),
     ("batch", "CronJob"): Strategy("pkg/registry/batch/cronjob", generation=True, status={}),
     ("networking.k8s.io", "Ingress"): Strategy("pkg/registry/networking/ingress", generation=True,
@@ -230,9 +332,11 @@ def tracks_generation(strategy: Strategy, version: Version) -> bool:
     return strategy.generation and version >= strategy.generation_since
 
 
-def prepare_for_create(strategy: Strategy, obj: Obj, version: Version, custom: bool) -> list[str]:
+def prepare_for_create(strategy: Strategy, obj: Obj, version: Version, custom: bool,
+                       ctx: Context | None = None) -> list[str]:
     """PrepareForCreate (and the Job's selector, set in its Validate) on ``obj``, a copy whose top level and
-    metadata are the caller's own; what it did, in words."""
+    metadata are the caller's own; what it did, in words (warnings go to ``ctx``)."""
+    ctx = ctx or Context(version)
     words: list[str] = []
     api_version = str(obj.get("apiVersion") or "")
     if strategy.status is not None:
@@ -249,7 +353,7 @@ def prepare_for_create(strategy: Strategy, obj: Obj, version: Version, custom: b
         obj["metadata"]["generation"] = 1
         words.append("metadata.generation set to 1: the kind's controllers report the generation they observed")
     for step in strategy.on_create:
-        words.extend(step(obj, version))
+        words.extend(step(obj, ctx))
     return words
 
 
