@@ -682,11 +682,15 @@ def test_storage_object_in_use_protection() -> None:
 
 
 def test_taint_nodes_by_condition() -> None:
-    """TestPluginNodeAdmit of nodetaint: the not-ready NoSchedule taint, added once."""
+    """Test_nodeTaints of nodetaint: "notReady taint is added on creation", "already tainted node is not tainted
+    again", "NotReady taint is added to an unready node as well"."""
     node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}}
     assert run(node)["object"]["spec"]["taints"] == [{"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}]
     tainted = {**node, "spec": {"taints": [{"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}]}}
     assert stage_changes(run(tainted), "TaintNodesByCondition") == []
+    unready = {**node, "status": {"conditions": [{"type": "Ready", "status": "False"}]}}
+    assert run(unready)["object"]["spec"]["taints"] == [{"key": "node.kubernetes.io/not-ready",
+                                                         "effect": "NoSchedule"}]
     other = {**node, "spec": {"taints": [{"key": "foo", "value": "bar", "effect": "NoExecute"}]}}
     assert run(other)["object"]["spec"]["taints"] == [{"key": "foo", "value": "bar", "effect": "NoExecute"},
                                                       {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}]
