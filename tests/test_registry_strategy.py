@@ -655,3 +655,12 @@ def test_apparmor_warning_reaches_the_response() -> None:
     out = run(_apparmor_pod("runtime/default"))
     assert WARNING in out["warnings"]
     assert run(_apparmor_pod("runtime/default"), version="1.29")["warnings"] == []
+
+
+def test_cluster_scoped_object_loses_its_namespace() -> None:
+    """EnsureObjectNamespaceMatchesRequestNamespace: a cluster-scoped object (a Namespace too) is stored without a
+    namespace; its uid derives from its name alone."""
+    out = run({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team", "namespace": "other"}})
+    md = out["object"]["metadata"]
+    assert "namespace" not in md
+    assert md["uid"] == meta.generated_uid("v1", "Namespace", "", "team")

@@ -111,7 +111,10 @@ def _admit(state: RequestState, stored: Stored) -> StageRecord:
     warnings: tuple[str, ...] = ()
     if attrs.operation == "CREATE":
         label = "registry: BeforeCreate"
-        words.extend(_create_system_fields(md, obj, attrs.namespace, attrs.notes))
+        if not attrs.namespaced and md.get("namespace"):
+            del md["namespace"]  # EnsureObjectNamespaceMatchesRequestNamespace, in the create handler
+            words.append("metadata.namespace cleared: the kind is cluster-scoped")
+        words.extend(_create_system_fields(md, obj, attrs.notes))
         ctx = strategies.Context(version, attrs.user_info)
         words.extend(strategies.prepare_for_create(strategy, obj, version, custom, ctx))
         warnings = tuple(ctx.warnings)
@@ -141,7 +144,7 @@ def _admit(state: RequestState, stored: Stored) -> StageRecord:
                        attrs=replace(attrs, object=obj, old_object=old), changes=made)
 
 
-def _create_system_fields(md: dict[str, Any], obj: Mapping[str, Any], namespace: str, notes: list[str]) -> list[str]:
+def _create_system_fields(md: dict[str, Any], obj: Mapping[str, Any], notes: list[str]) -> list[str]:
     words = []
     wiped = [key for key in meta.WIPED_ON_CREATE if key in md and key not in ("uid", "creationTimestamp")]
     for key in meta.WIPED_ON_CREATE:
@@ -150,7 +153,7 @@ def _create_system_fields(md: dict[str, Any], obj: Mapping[str, Any], namespace:
         words.append("cleared by the create handler, a client cannot set them: "
                      + ", ".join(f"metadata.{k}" for k in wiped))
     md["uid"] = meta.generated_uid(str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""),
-                                   str(md.get("namespace") or namespace or ""), str(md.get("name") or ""))
+                                   str(md.get("namespace") or ""), str(md.get("name") or ""))
     md["creationTimestamp"] = meta.NOW
     words.append(f"metadata.uid generated ({md['uid']}: the apiserver generates a random UUID, the playground "
                  "derives one from the object's kind, namespace and name)")
