@@ -320,13 +320,15 @@ def update(managers: dict[tuple[str, str, str, str], tuple[set[Path], Any]], man
            now: str) -> dict[tuple[str, str, str, str], tuple[set[Path], Any]]:
     """The managers after an update by ``manager`` that added, changed and removed those fields; ``reset`` are
     the prefixes the strategy owns (never recorded)."""
-    changed = added | modified
+    reset = tuple(reset)
+    changed = without(added | modified, reset)  # what the strategy resets is nobody's to take or lose
+    gone = without(removed, reset)
     out: dict[tuple[str, str, str, str], tuple[set[Path], Any]] = {}
     for key, (paths, time) in managers.items():
-        kept = paths - changed - removed
+        kept = paths - changed - gone
         if kept:
             out[key] = (kept, time)
-    own = without(changed, reset) - STRIPPED
+    own = changed - STRIPPED
     if own:
         previous = out.get(manager, (set(), None))[0]
         out[manager] = (own | previous, now)
