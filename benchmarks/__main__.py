@@ -22,6 +22,7 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from typing import Any
 from . import bare, core, report, scenarios, server
 
 DEFAULT_JSON = Path(__file__).resolve().parent / "results.json"
+PARTIAL_JSON = Path(tempfile.gettempdir()) / "admission-playground-benchmark.json"
 
 TARGET_WARM = 1.5  # CEL stage / bare engine, warm, each gallery scenario that evaluates expressions
 TARGET_COLD = 3.0  # whole evaluation / bare engine, cold, each gallery scenario
@@ -238,7 +240,9 @@ def conditions(args: argparse.Namespace) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a few scenarios, few repeats (seconds)")
-    parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help=f"results file (default {DEFAULT_JSON})")
+    parser.add_argument("--json", type=Path, default=None,
+                        help=f"results file (default {DEFAULT_JSON} for a full run, {PARTIAL_JSON} for a "
+                             "--quick, --no-server or --only one, which never replaces the published results)")
     parser.add_argument("--repeat", type=int, help="warm repeats per scenario (default 40; quick 5)")
     parser.add_argument("--cold-repeat", type=int, help="cold repeats per scenario (default 7; quick 2)")
     parser.add_argument("--workers", type=int, default=1,
@@ -249,6 +253,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-server", action="store_true", help="skip the gunicorn measurements")
     parser.add_argument("--only", nargs="*", default=None, help="only these scenarios")
     args = parser.parse_args(argv)
+    if args.json is None:
+        args.json = PARTIAL_JSON if args.quick or args.no_server or args.only else DEFAULT_JSON
     args.repeat = args.repeat or (5 if args.quick else 40)
     args.cold_repeat = args.cold_repeat or (2 if args.quick else 7)
     args.clients = args.clients or 8
