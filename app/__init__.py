@@ -53,7 +53,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         SCENARIO_MAX_BYTES=256 * 1024,
     )
     # Bounds on untrusted input (docs/limits.md): the loader's, the evaluation workers', the rate limits.
-    app.config.from_mapping(Limits().as_config(), **isolation.CONFIG_DEFAULTS, **ratelimit.CONFIG_DEFAULTS)
+    app.config.from_mapping(Limits().as_config(), **isolation.CONFIG_DEFAULTS, **ratelimit.CONFIG_DEFAULTS,
+                            **shares.CONFIG_DEFAULTS)
     if test_config is None:
         app.config.from_prefixed_env("PLAYGROUND")
     else:

@@ -20,7 +20,30 @@ from .vap.request import derived_operation
 
 def evaluate(payload: Any) -> dict[str, Any]:
     """Evaluate a JSON API body (the core looked up at call time: tests may stand in for it)."""
-    return vap.evaluate(payload)
+    response = vap.evaluate(payload)
+    given = payload.get("kubernetesVersion") if isinstance(payload, Mapping) else None
+    if isinstance(given, str) and isinstance(response, dict):
+        _quote_version(response, given)
+    return response
+
+
+_UNSUPPORTED = "unsupported Kubernetes version "
+_VERSION_SHOWN = 64  # characters of an unsupported version quoted back
+
+
+def _quote_version(response: dict[str, Any], given: str) -> None:
+    """Quote an unsupported version as the client wrote it (the core names it as it read it: "v1.99.3" as
+    '1.99', with Python's escapes): its text, cut to a few dozen characters, and what it was read as."""
+    for problem in response.get("problems") or []:
+        message = problem.get("message") if isinstance(problem, dict) else None
+        if not (isinstance(message, str) and message.startswith(_UNSUPPORTED) and "': supported" in message):
+            continue
+        read, rest = message[len(_UNSUPPORTED):].split(": supported", 1)
+        shown = given if len(given) <= _VERSION_SHOWN else given[:_VERSION_SHOWN] + "…"
+        shown = "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in shown)
+        quoted = f"'{shown}'"
+        said = quoted if read == quoted or len(read) > _VERSION_SHOWN + 2 else f"{quoted} (read as {read})"
+        problem["message"] = f"{_UNSUPPORTED}{said}: supported{rest}"
 
 
 def evaluate_body(raw: bytes) -> dict[str, Any]:

@@ -18,8 +18,10 @@ and the page's form actions (routes of the page's blueprint, app/web.py: endpoin
 
 from __future__ import annotations
 
+import math
 import os
 import threading
+import time
 from typing import Any
 
 from flask import (
@@ -62,6 +64,92 @@ def get_store(app: Flask | None = None) -> scenarios.Store:
                 store = scenarios.open_store(data_dir, database_url)
                 app.extensions[EXTENSION] = store
     return store
+
+
+# Per-client quota on the bytes of new shared scenarios, and the budget of the whole store (docs/limits.md).
+CONFIG_DEFAULTS = {
+    "SHARE_QUOTA_BYTES_PER_HOUR": 8 * 1024 * 1024,  # new scenarios one client may store an hour (0: no quota)
+    "STORE_MAX_BYTES": 1024 * 1024 * 1024,  # all the stored scenarios (0: no budget)
+}
+_QUOTA = "share_quota"
+_STORED = "store_bytes"
+_STORED_FOR = 60.0  # seconds the store's size is trusted before it is read again (other processes write too)
+
+
+class OverBudget(Exception):
+    """The store holds its budget of scenarios (HTTP 507): nothing was stored."""
+
+    status = 507
+
+
+def _setting(name: str) -> int:
+    value = current_app.config.get(name)
+    return max(0, int(CONFIG_DEFAULTS[name] if value is None or value == "" else value))
+
+
+def _quota() -> ratelimit.Buckets | None:
+    """The app's per-client buckets of bytes of new shares (None without a quota or rate limits)."""
+    per_hour = _setting("SHARE_QUOTA_BYTES_PER_HOUR")
+    if not per_hour or not current_app.config.get("RATE_LIMIT_ENABLED", True):
+        return None
+    buckets = current_app.extensions.get(_QUOTA)
+    if buckets is None:
+        buckets = current_app.extensions[_QUOTA] = ratelimit.Buckets(
+            ratelimit.Rule("share bytes", per_hour / 60.0, float(per_hour)))
+    return buckets
+
+
+def _stored_bytes(store: scenarios.Store, *, fresh: bool = False) -> int:
+    known = current_app.extensions.get(_STORED)
+    now = time.monotonic()
+    if fresh or known is None or now - known[1] > _STORED_FOR:
+        known = current_app.extensions[_STORED] = [store.total_bytes(), now]
+    return int(known[0])
+
+
+def store_body(body: bytes) -> tuple[str, bool]:
+    """Store a canonical scenario body unless present, within the client's quota and the store's budget;
+    return its id and whether it is new. A scenario already stored costs neither.
+
+    Raises RateLimited (429) over the client's quota, OverBudget (507) over the store's budget,
+    StoreFull (507) when the disk is full.
+    """
+    store = get_store()
+    known = store.find(body)
+    if known is not None:
+        return known, False
+    size = len(body)
+    quota = _quota()
+    client = ratelimit.client_address(request.remote_addr)
+    if quota is not None:
+        wait = quota.take(client, count=size)
+        if wait > 0:
+            per_hour = _setting("SHARE_QUOTA_BYTES_PER_HOUR")
+            seconds = max(1, math.ceil(wait))
+            raise ratelimit.RateLimited(
+                f"your address has stored its quota of new shared scenarios: {per_hour:,} bytes an hour "
+                f"(PLAYGROUND_SHARE_QUOTA_BYTES_PER_HOUR); this one is {size:,} bytes; nothing was stored, try "
+                f"again in {seconds} second{'' if seconds == 1 else 's'}", seconds)
+    budget = _setting("STORE_MAX_BYTES")
+    if budget and (_stored_bytes(store) + size > budget and _stored_bytes(store, fresh=True) + size > budget):
+        if quota is not None:
+            quota.charge(client, -size)  # nothing stored: the bytes are the client's again
+        raise OverBudget(
+            f"the scenario store is full: it holds {_stored_bytes(store):,} bytes of shared scenarios and its "
+            f"budget is {budget:,} (PLAYGROUND_STORE_MAX_BYTES); nothing was stored")
+    try:
+        scenario_id, created = store.put(body)
+    except scenarios.StoreUnavailable:
+        if quota is not None:
+            quota.charge(client, -size)
+        raise
+    if created:
+        known_size = current_app.extensions.get(_STORED)
+        if known_size is not None:
+            known_size[0] += size
+    elif quota is not None:
+        quota.charge(client, -size)
+    return scenario_id, created
 
 
 def _limit() -> int:
@@ -108,7 +196,7 @@ def create() -> tuple[Response, int]:
         return errors.json_error(str(exc), 400)
     except RecursionError:
         return errors.json_error(_TOO_DEEP, 400)
-    scenario_id, created = get_store().put(body)
+    scenario_id, created = store_body(body)
     response = jsonify(id=scenario_id, url=f"/s/{scenario_id}")
     response.headers["Location"] = f"/s/{scenario_id}"
     return response, 201 if created else 200
@@ -176,7 +264,10 @@ def share() -> Response:
     except ratelimit.RateLimited as exc:
         return playground.refused(values, exc)
     try:
-        shared_id, _ = scenarios.share(get_store(), forms.scenario_payload(values), _limit())
+        _, body = scenarios.prepare(forms.scenario_payload(values), _limit())
+        shared_id, _ = store_body(body)
+    except ratelimit.RateLimited as exc:
+        return playground.refused(values, exc)
     except (scenarios.ScenarioError, scenarios.ScenarioTooLarge) as exc:
         code = 413 if isinstance(exc, scenarios.ScenarioTooLarge) else 400
         description = f"Nothing was shared: {exc}."
@@ -234,6 +325,21 @@ def export_scenario() -> Response:
 def too_large(exc: RequestEntityTooLarge) -> tuple[Response, int]:
     return errors.json_error(f"the request body is larger than the limit of {request.max_content_length} bytes; "
                   f"shared scenarios are limited to {_limit()} bytes", 413)
+
+
+@bp.app_errorhandler(scenarios.StoreFull)  # the page's Share is a route of the page's blueprint
+@bp.app_errorhandler(OverBudget)
+@bp.errorhandler(scenarios.StoreFull)  # before this blueprint's handler of StoreUnavailable, which it is
+def full(exc: Exception) -> Response | tuple[Response, int]:
+    """507: the disk under the store is full, or the store holds its budget; nothing was stored."""
+    if isinstance(exc, scenarios.StoreFull):
+        current_app.logger.error("scenario store: %s", exc)
+        message = "the server's disk is full: the scenario store cannot write, and nothing was stored"
+    else:
+        message = str(exc)
+    if request.path.startswith("/api/"):
+        return errors.json_error(message, 507)
+    return make_response(errors.html_error(507, message[:1].upper() + message[1:] + ".")), 507
 
 
 @bp.errorhandler(scenarios.StoreUnavailable)

@@ -371,3 +371,80 @@ def test_every_json_answer_is_strict():
     with app.app_context():
         text = jsonify(a=float("nan"), b=[float("inf"), -float("inf")], c=1.5).get_data(as_text=True)
     assert strict_json(text) == {"a": "NaN", "b": ["Infinity", "-Infinity"], "c": 1.5}
+
+
+@pytest.mark.parametrize(("given", "said"), [
+    ("1.38", "'1.38'"),
+    ("v1.99.3", "'v1.99.3' (read as '1.99')"),
+    ("x" * 300, "'" + "x" * 64 + "…'"),
+    ("<b>1.x</b>", "'<b>1.x</b>'"),
+])
+def test_an_unsupported_version_is_quoted_as_it_was_given(given, said):
+    client = create_app({"TESTING": True}).test_client()
+    answer = client.post("/api/v1/evaluate", json={"policy": "", "kubernetesVersion": given}).get_json()
+    [message] = [p["message"] for p in answer["problems"] if p.get("path") == "kubernetesVersion"]
+    assert message.startswith(f"unsupported Kubernetes version {said}: supported versions are 1.28,")
+    assert len(message) < 300
+
+
+# --- The store: quota, budget, a full disk -------------------------------------------------------------------
+
+
+def _scenario(i: int, size: int = 2000) -> dict[str, str]:
+    return {"policy": f"# {i}\n" + "#" * size}
+
+
+def _store_app(tmp_path, **config: Any):
+    return create_app({"TESTING": True, "DATA_DIR": str(tmp_path), "DATABASE_URL": "", **config})
+
+
+def test_a_client_has_a_quota_of_shared_bytes_answered_429(tmp_path):
+    app = _store_app(tmp_path, RATE_LIMIT_ENABLED=True, RATE_LIMIT_SHARE_BURST=1000,
+                     SHARE_QUOTA_BYTES_PER_HOUR=5000)
+    client = app.test_client()
+    codes = [client.post("/api/v1/scenarios", json=_scenario(i)).status_code for i in range(2)]
+    assert codes == [201, 201]
+    refused = client.post("/api/v1/scenarios", json=_scenario(2))
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
+    assert "PLAYGROUND_SHARE_QUOTA_BYTES_PER_HOUR" in refused.get_json()["error"]
+    # a scenario already stored costs nothing; another client has its own quota
+    assert client.post("/api/v1/scenarios", json=_scenario(0)).status_code == 200
+    other = client.post("/api/v1/scenarios", json=_scenario(3), environ_base={"REMOTE_ADDR": "192.0.2.7"})
+    assert other.status_code == 201
+    # the page's Share button says the same in the result region
+    page = client.post("/share", data={"policy": "# page\n" + "#" * 3000}, headers={"HX-Request": "true"})
+    assert page.status_code == 429 and "PLAYGROUND_SHARE_QUOTA_BYTES_PER_HOUR" in page.get_data(as_text=True)
+
+
+def test_the_store_has_a_budget_answered_507(tmp_path):
+    client = _store_app(tmp_path, STORE_MAX_BYTES=7000).test_client()
+    codes = [client.post("/api/v1/scenarios", json=_scenario(i)).status_code for i in range(4)]
+    assert codes[:3] == [201, 201, 201] and codes[3] == 507
+    refused = client.post("/api/v1/scenarios", json=_scenario(9))
+    assert refused.status_code == 507 and "PLAYGROUND_STORE_MAX_BYTES" in refused.get_json()["error"]
+    assert client.post("/api/v1/scenarios", json=_scenario(1)).status_code == 200  # stored already
+    page = client.post("/share", data={"policy": "# page\n" + "#" * 3000})
+    assert page.status_code == 507 and "PLAYGROUND_STORE_MAX_BYTES" in page.get_data(as_text=True)
+
+
+def test_a_full_disk_is_said_as_such_507(tmp_path, monkeypatch):
+    import sqlite3
+
+    client = _store_app(tmp_path).test_client()
+    assert client.post("/api/v1/scenarios", json=_scenario(0)).status_code == 201
+    connect = sqlite3.connect
+
+    def on_a_full_disk(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        conn = connect(*args, **kwargs)
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        conn.execute(f"PRAGMA max_page_count = {pages}")  # no page more: SQLite's "database or disk is full"
+        return conn
+
+    monkeypatch.setattr(sqlite3, "connect", on_a_full_disk)
+    response = client.post("/api/v1/scenarios", json=_scenario(1, size=50_000))
+    assert response.status_code == 507
+    assert "disk is full" in response.get_json()["error"] and "nothing was stored" in response.get_json()["error"]
+    page = client.post("/share", data={"policy": "# page\n" + "#" * 50_000}, headers={"HX-Request": "true"})
+    assert page.status_code == 507 and "disk is full" in page.get_data(as_text=True)
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    assert client.post("/api/v1/scenarios", json=_scenario(1, size=50_000)).status_code == 201

@@ -14,6 +14,7 @@ from .backends import (
     SchemaTooNew,
     SQLiteStore,
     Store,
+    StoreFull,
     StoreUnavailable,
     open_store,
 )
@@ -48,7 +49,7 @@ def share(store: Store, payload: Any, limit: int = DEFAULT_MAX_BYTES) -> tuple[s
 __all__ = [
     "API_VERSION", "DEFAULT_MAX_BYTES", "FIELDS", "KIND", "MIGRATIONS", "PANES",
     "CorruptScenario", "PostgresStore", "SQLiteStore", "ScenarioError", "ScenarioFileError",
-    "ScenarioTooLarge", "SchemaTooNew", "Store", "StoreUnavailable",
+    "ScenarioTooLarge", "SchemaTooNew", "Store", "StoreFull", "StoreUnavailable",
     "canonical", "check_size", "is_valid_id", "normalize", "open_store", "parse_yaml", "prepare",
     "render_yaml", "share",
 ]

@@ -8,6 +8,7 @@ Connections are opened per operation (SQLite) or borrowed from a small per-proce
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sqlite3
@@ -40,6 +41,15 @@ _PG_MIGRATION_LOCK = 0x5CE7A210
 
 class StoreUnavailable(RuntimeError):
     """The database cannot be reached or is busy (HTTP 503); nothing was answered."""
+
+
+class StoreFull(StoreUnavailable):
+    """The disk under the database is full (HTTP 507): nothing was stored."""
+
+
+# SQLite's words for SQLITE_FULL; PostgreSQL's SQLSTATE class 53 "insufficient resources": disk_full.
+_SQLITE_FULL = "database or disk is full"
+_PG_DISK_FULL = "53100"
 
 
 class SchemaTooNew(RuntimeError):
@@ -86,6 +96,23 @@ class Store:
             if stored == sha:
                 return candidate, created
         raise CorruptScenario(f"every id of sha256 {sha} holds other content")
+
+    def find(self, body: bytes) -> str | None:
+        """Return the id under which this canonical body is stored, or None when it is not."""
+        sha = digest(body)
+        select = self._sql("SELECT sha256 FROM scenarios WHERE id = ?")
+        for candidate in candidate_ids(sha):
+            row = self._run(lambda conn, candidate=candidate: conn.execute(select, (candidate,)).fetchone())
+            if row is None:
+                return None
+            if row[0] == sha:
+                return candidate
+        return None
+
+    def total_bytes(self) -> int:
+        """Return the size of every stored scenario's body, in characters of canonical JSON."""
+        query = "SELECT COALESCE(SUM(LENGTH(body)), 0) FROM scenarios"
+        return int(self._run(lambda conn: conn.execute(query).fetchone()[0]))
 
     def get(self, scenario_id: str) -> dict[str, Any] | None:
         """Return the stored scenario, or None when the id is malformed or unknown."""
@@ -182,7 +209,13 @@ class SQLiteStore(Store):
             conn.execute("PRAGMA synchronous=FULL")
             return work(conn)
         except sqlite3.OperationalError as exc:
+            if _SQLITE_FULL in str(exc) or getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL:
+                raise StoreFull(f"SQLite at {self.path}: the disk is full ({exc})") from exc
             raise StoreUnavailable(f"SQLite at {self.path}: {exc}") from exc
+        except OSError as exc:
+            if exc.errno == errno.ENOSPC:
+                raise StoreFull(f"SQLite at {self.path}: the disk is full ({exc})") from exc
+            raise
         finally:
             conn.close()
 
@@ -244,6 +277,8 @@ class PostgresStore(Store):
                 result = work(conn)
             except errors as exc:
                 conn.close()
+                if getattr(exc, "sqlstate", None) == _PG_DISK_FULL:
+                    raise StoreFull(f"PostgreSQL: the disk is full ({exc})") from exc
                 if pooled:  # a connection the server dropped while idle: try a fresh one
                     continue
                 raise StoreUnavailable(f"PostgreSQL: {exc}") from exc
