@@ -448,3 +448,81 @@ def test_a_full_disk_is_said_as_such_507(tmp_path, monkeypatch):
     assert page.status_code == 507 and "disk is full" in page.get_data(as_text=True)
     monkeypatch.setattr(sqlite3, "connect", connect)
     assert client.post("/api/v1/scenarios", json=_scenario(1, size=50_000)).status_code == 201
+
+
+# --- The same over a real server (gunicorn, as `admission-playground serve` runs it) ---------------------------
+
+SERVER_BODY_LIMIT = 100_000
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """gunicorn on a free local port with the production settings (workers, rate limits), a small body bound."""
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "DATA_DIR": str(tmp_path_factory.mktemp("served")), "DATABASE_URL": "",
+           "PLAYGROUND_MAX_CONTENT_LENGTH": str(SERVER_BODY_LIMIT), "PLAYGROUND_EVALUATION_WORKERS": "2",
+           "PLAYGROUND_EVALUATION_SPARE_WORKERS": "1"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "--config", "python:app.gunicorn_conf", "--bind", f"127.0.0.1:{port}",
+         "app:create_app()"], cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if _request(port, "POST", "/api/v1/evaluate", json.dumps(h.scenario(h.policy())).encode())[0] == 200:
+                    break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.3)
+        yield port
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.pid, signal.SIGTERM)
+        server.wait(15)
+
+
+def _request(port: int, method: str, path: str, body: Any = None, chunked: bool = False) -> tuple[int, bytes]:
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        headers = {"Content-Type": "application/json"}
+        if chunked:
+            headers["Transfer-Encoding"] = "chunked"
+            pieces = [body[i:i + 8192] for i in range(0, len(body), 8192)]
+            conn.request(method, path, body=iter(pieces), headers=headers, encode_chunked=True)
+        else:
+            conn.request(method, path, body=body, headers=headers)
+        response = conn.getresponse()
+        return response.status, response.read()
+    finally:
+        conn.close()
+
+
+def test_the_real_server_answers_413_to_an_oversized_chunked_body(served):
+    big = json.dumps({"policy": "#" * (SERVER_BODY_LIMIT + 50_000)}).encode()
+    status, data = _request(served, "POST", "/api/v1/evaluate", big, chunked=True)
+    assert status == 413 and b"larger than the limit" in data
+    small = json.dumps(h.scenario(h.policy())).encode()
+    assert _request(served, "POST", "/api/v1/evaluate", small, chunked=True)[0] == 200
+
+
+def test_the_real_server_answers_a_five_megabyte_expression_in_under_one_megabyte(served):
+    status, data = _request(served, "POST", "/api/v1/evaluate", json.dumps(doubling()).encode())
+    assert status == 200 and len(data) < 1_000_000
+    assert strict_json(data.decode())["truncated"] is True
+
+
+def test_the_real_server_answers_api_routing_errors_as_json(served):
+    for method, path, code in (("GET", "/api/v1/nothing", 404), ("GET", "/api/v1/evaluate", 405)):
+        status, data = _request(served, method, path)
+        assert status == code and json.loads(data)["error"]
