@@ -18,6 +18,17 @@ REMOVE = "remove"
 REPLACE = "replace"
 
 
+def tree_copy(value: Any) -> Any:
+    """A copy of a JSON-like value: its mappings and lists copied, at every level, each occurrence on its own (a
+    value a YAML alias repeats is copied at each place, as decoding JSON gives independent values); the rest
+    (strings, numbers, timestamps ...) shared, as nothing changes them."""
+    if isinstance(value, dict):
+        return {k: tree_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [tree_copy(v) for v in value]
+    return value
+
+
 def render_path(path: Path) -> str:
     """``("spec", "containers", 0, "image")`` → ``spec.containers[0].image``."""
     out = ""

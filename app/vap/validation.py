@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from .changes import tree_copy
+
 __all__ = [
     "CompileCheck", "ExpressionSite", "FieldError", "aggregate_message", "default_binding", "default_policy",
     "duplicate", "forbidden", "internal_error", "invalid", "not_supported", "required", "too_long",
@@ -477,19 +479,9 @@ def _objs(d: dict, key: str) -> list[dict]:
 # Defaulting (pkg/apis/admissionregistration/v1/defaults.go)
 
 
-def _tree_copy(value: Any) -> Any:
-    """A copy of a document's value: its mappings and lists copied, at every level; the rest (strings,
-    numbers, timestamps ...) shared, as nothing changes them. (A document holds nothing else.)"""
-    if isinstance(value, dict):
-        return {k: _tree_copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_tree_copy(v) for v in value]
-    return value
-
-
 def default_policy(obj: dict) -> dict:
     """A defaulted deep copy of a policy: failurePolicy Fail, matchConstraints defaults, rule scopes "*"."""
-    out = _tree_copy(obj)
+    out = tree_copy(obj)
     if not isinstance(out, dict):
         return out
     if out.get("spec") is None:
@@ -504,7 +496,7 @@ def default_policy(obj: dict) -> dict:
 
 def default_binding(obj: dict) -> dict:
     """A defaulted deep copy of a binding: matchResources defaults (only when present); v1alpha1 paramRef."""
-    out = _tree_copy(obj)
+    out = tree_copy(obj)
     spec = out.get("spec") if isinstance(out, dict) else None
     if not isinstance(spec, dict):
         return out

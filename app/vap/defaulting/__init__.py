@@ -19,12 +19,11 @@ version, the whole object, the field path): a default that depends on the versio
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..changes import Change, Path, changes
+from ..changes import Change, Path, changes, tree_copy
 from ..schemas import KindSchema, SchemaSet
 
 Version = tuple[int, int]
@@ -78,7 +77,7 @@ def apply(obj: Mapping[str, Any], kind: KindSchema, schemas: SchemaSet, version:
     """The object with its scheme defaults (a copy; ``obj`` is left as it is), and each change made, recorded as
     ``<stage>: <function name>``. ``registry`` (definition -> functions) walks other functions the same way (the
     typed decoding of :mod:`app.vap.decoding` does)."""
-    out = copy.deepcopy(dict(obj))
+    out = tree_copy(dict(obj))
     made: list[Change] = []
     _walk(out, kind.root, schemas, version, out, (), made, _REGISTRY if registry is None else registry, stage)
     return out, made
@@ -96,7 +95,7 @@ def _walk(value: Any, node: Mapping[str, Any], schemas: SchemaSet, version: Vers
         if definition is not None:
             for entry in registry.get(definition, ()):
                 if entry.applies(version):
-                    before = copy.deepcopy(value)
+                    before = tree_copy(value)
                     entry.function(value, Context(version, root, path))
                     made.extend(changes(f"{stage}: {entry.name}", before, value, path))
         properties = node.get("properties")

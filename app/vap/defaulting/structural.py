@@ -9,18 +9,17 @@ the fields inside a default are defaulted too.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
-from ..changes import ADD, REPLACE, Change, Path
+from ..changes import ADD, REPLACE, Change, Path, tree_copy
 
 STAGE = "defaulting: CustomResourceDefinition schema default"
 
 
 def apply(obj: Mapping[str, Any], root: Mapping[str, Any]) -> tuple[dict[str, Any], list[Change]]:
     """The object with its schema's defaults (a copy; ``obj`` is left as it is), and each default set."""
-    out = copy.deepcopy(dict(obj))
+    out = tree_copy(dict(obj))
     made: list[Change] = []
     _default(out, root, (), made)
     return out, made
@@ -36,10 +35,10 @@ def _default(value: Any, schema: Mapping[str, Any], path: Path, made: list[Chang
                 if not isinstance(prop, Mapping) or "default" not in prop:
                     continue
                 if key not in value:
-                    value[key] = copy.deepcopy(prop["default"])
+                    value[key] = tree_copy(prop["default"])
                     made.append(Change(STAGE, (*path, key), ADD, None, value[key]))
                 elif value[key] is None and not prop.get("nullable"):
-                    value[key] = copy.deepcopy(prop["default"])
+                    value[key] = tree_copy(prop["default"])
                     made.append(Change(STAGE, (*path, key), REPLACE, None, value[key]))
             for key, child in value.items():
                 if isinstance(properties.get(key), Mapping):
