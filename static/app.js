@@ -17,6 +17,9 @@
   var record = true;       // whether the evaluation under way makes a history entry
   var userAsked = false;   // whether an evaluation was asked for since the page loaded (phones scroll to it)
   var typingTimer = null;
+  var generation = 0;      // counts Back/Forward moves: an evaluation asked for before one is not shown
+  var requestGeneration = 0;
+  var awaiting = false;    // an evaluation's answer is awaited: its swap makes the history entry
 
   function form() {
     return document.getElementById("playground");
@@ -472,13 +475,18 @@
     return Date.now().toString(36) + Math.random().toString(36).slice(2, 8);
   }
 
-  // The result region as shown for a history entry: kept in sessionStorage under the entry's id.
+  // The result regions as shown for a history entry (the result, the test cases matrix, a workshop
+  // exercise's checks): kept in sessionStorage under the entry's id.
+  var REGIONS = ["result", "testcases-result", "checks"];
+
   function keepResult(id) {
     var session = storage("sessionStorage");
-    var result = document.getElementById("result");
-    if (!session || !result) { return; }
-    var cases = document.getElementById("testcases-result");
-    var kept = {result: result.outerHTML, cases: cases ? cases.outerHTML : ""};
+    if (!session || !document.getElementById("result")) { return; }
+    var kept = {};
+    REGIONS.forEach(function (region) {
+      var el = document.getElementById(region);
+      if (el) { kept[region] = el.outerHTML; }
+    });
     var ids = readJSON(session, "ap:results", []).filter(function (x) { return x !== id; });
     ids.push(id);
     while (ids.length > 40) { session.removeItem("ap:result:" + ids.shift()); }
@@ -490,23 +498,18 @@
 
   function restoreResult(id) {
     var kept = readJSON(storage("sessionStorage"), "ap:result:" + id, null);
-    var result = document.getElementById("result");
-    if (!kept || !kept.result || !result) { return false; }
+    if (!kept || !kept.result || !document.getElementById("result")) { return false; }
     var holder = document.createElement("div");
-    holder.innerHTML = kept.result;
-    var fresh = holder.querySelector("#result");
-    if (!fresh) { return false; }
-    result.replaceWith(fresh);
-    var cases = document.getElementById("testcases-result");
-    if (cases && kept.cases) {
-      holder.innerHTML = kept.cases;
-      var freshCases = holder.querySelector("#testcases-result");
-      if (freshCases) {
-        freshCases.removeAttribute("hx-swap-oob");
-        cases.replaceWith(freshCases);
-      }
-    }
-    if (window.htmx) { window.htmx.process(fresh); }
+    REGIONS.forEach(function (region) {
+      var el = document.getElementById(region);
+      if (!el || !kept[region]) { return; }
+      holder.innerHTML = kept[region];
+      var fresh = holder.querySelector("#" + region);
+      if (!fresh) { return; }
+      fresh.removeAttribute("hx-swap-oob");
+      el.replaceWith(fresh);
+      if (window.htmx) { window.htmx.process(fresh); }
+    });
     showResult();
     return true;
   }
@@ -567,6 +570,7 @@
     window.addEventListener("popstate", function (event) {
       if (event.state && event.state.ap && event.state.id) {
         clearTimeout(typingTimer);
+        generation += 1;
         userAsked = false;
         showEntry(event.state);
       }
@@ -850,15 +854,29 @@
   });
 
   // After each swap of the result region (results and error responses alike).
-  document.addEventListener("htmx:afterSettle", function (event) {
-    showResult();
-    if (event.detail && event.detail.target && event.detail.target.id === "result") { evaluated(); }
+  document.addEventListener("htmx:afterSettle", showResult);
+  // The history entry is made as soon as the result is in the page (before it settles), so a reload or
+  // Back at any moment after finds it.
+  document.addEventListener("htmx:afterSwap", function (event) {
+    // (htmx may report a swap more than once, for the target and for the element it put in its place)
+    if (awaiting && event.detail && event.detail.target && event.detail.target.id === "result") {
+      awaiting = false;
+      evaluated();
+    }
   });
   document.addEventListener("htmx:beforeRequest", function (event) {
     var path = event.detail && event.detail.requestConfig && event.detail.requestConfig.path;
     if (event.detail.elt === form() && path === form().getAttribute("hx-post")) {
       submitted = currentValues();
+      awaiting = true;
       userAsked = record;
+      requestGeneration = generation;
+    }
+  });
+  // An answer that arrives after Back or Forward showed another entry is not shown.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    if (event.detail.elt === form() && requestGeneration !== generation) {
+      event.detail.shouldSwap = false;
     }
   });
 }());

@@ -139,3 +139,21 @@ def test_unedited_pages_open_examples_without_asking(page):
     page.get_by_role("link", name="Warn-only rollout").click()
     page.wait_for_url(re.compile(r"\?example=warn-rollout$"))
     assert page.locator("#example-intro").is_visible()
+
+
+def test_back_in_a_workshop_exercise_brings_back_its_checks(page):
+    page.goto("/workshop")
+    page.get_by_role("link", name="Your first validation").click()
+    summary = page.locator("#checks [data-checks-summary]")
+    assert summary.inner_text().strip() == "2 of 4 checks pass"
+    expression = page.locator('.CodeMirror[data-pane="policy"]')
+    text = editor_text(page, "policy").replace('expression: "true"', 'expression: "object.spec.replicas <= 5"')
+    expression.evaluate("(el, text) => el.CodeMirror.setValue(text)", text)
+    page.keyboard.press("Control+Enter")
+    summary.filter(has_text="4 of 4 checks pass").wait_for()
+    page.go_back()
+    summary.filter(has_text="2 of 4 checks pass").wait_for()
+    assert 'expression: "true"' in editor_text(page, "policy")
+    assert page.locator("#exercise-title").is_visible()  # an exercise's task stays while it is edited
+    page.go_forward()
+    summary.filter(has_text="4 of 4 checks pass").wait_for()

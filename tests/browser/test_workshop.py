@@ -60,7 +60,7 @@ def test_test_cases_run_on_evaluate_and_open_in_the_main_view(page):
     row = matrix.locator('tr[data-case="0"]')
     assert row.get_attribute("data-status") == "pass"
     # Open loads the case's object into the Object pane and evaluates it.
-    row.get_by_role("button", name="Open Deployment web in the main view").click()
+    row.get_by_role("button", name="Open CREATE Deployment web in the main view").click()
     page.locator('#result[data-decision="denied"]').wait_for()
     assert "  replicas: 5\n" in editor_text(page, "object")
     # A case that fails shows why.
