@@ -9,6 +9,7 @@ workers are forked from a process that never loads the web layer.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -257,20 +258,72 @@ def strict(value: Any) -> Any:
 
 
 def bounded(job: str, response: Any, value_bytes: int, max_bytes: int) -> Any:
-    """The answer of ``job`` as it is served: strict JSON values and, for the jobs that echo values back,
-    bounded (``value_bytes`` for each value, ``max_bytes`` for the whole answer; 0 for no bound)."""
-    cutter = _Cutter()
-    response = cutter.strict(response)
+    """The answer of ``job`` as it is served, for the jobs that echo values back: strict JSON values, each value
+    within ``value_bytes`` and the whole within ``max_bytes`` (0 for no bound). Other jobs' answers are returned
+    as they are."""
     if job not in BOUNDED_JOBS:
         return response
+    estimate = _scan(response, value_bytes or None)
+    if estimate is not None and (not max_bytes or estimate * 6 <= max_bytes or _encoded_size(response) <= max_bytes):
+        return response  # strict, no value near its bound, the whole within its own: most answers, untouched
+    cutter = _Cutter()
+    response = cutter.strict(response)
     if value_bytes > 0:
         response = cutter.values(response, value_bytes)
-    if max_bytes > 0 and cutter.size(response) > max_bytes:
+    if max_bytes > 0 and _encoded_size(response) > max_bytes:
         # room for the "truncated" flag, and for the estimate's slack on escaped text
         response = cutter.fit(response, max(_MIN_SHARE, max_bytes - 64))
     if cutter.cut and isinstance(response, dict):
         response = {**response, "truncated": True}
     return response
+
+
+def _scan(value: Any, limit: int | None) -> int | None:
+    """The characters of a value's JSON, about (each character of a string counted once); None when the value is
+    not strict JSON (a float JSON cannot carry, another type) or may hold a value over ``limit`` bytes (a string
+    of more than a sixth of it: JSON takes at most 6 bytes for a character; an expression's result of more)."""
+    longest = limit // 6 if limit else None
+    total = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str:
+            if longest is not None and len(item) > longest:
+                return None
+            total += len(item) + 3
+        elif kind is dict:
+            total += 2
+            for key, part in item.items():
+                if type(key) is not str:
+                    return None
+                total += len(key) + 4
+                if key in _RESULTS and limit and type(part) in (dict, list):
+                    size = _scan(part, limit)
+                    if size is None or size > limit:
+                        return None
+                    total += size
+                else:
+                    stack.append(part)
+        elif kind is list:
+            total += 2
+            stack.extend(item)
+        elif kind is float:
+            if item != item or item in (math.inf, -math.inf):
+                return None
+            total += 25
+        elif kind is int:
+            total += 21 if -(10**20) < item < 10**20 else len(str(item)) + 1
+        elif item is None or kind is bool:
+            total += 6
+        else:
+            return None
+    return total
+
+
+def _encoded_size(value: Any) -> int:
+    """The size of a strict JSON value as the API encodes it."""
+    return len(json.dumps(value, default=str, ensure_ascii=True, separators=(",", ":")))
 
 
 _FLOATS = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}

@@ -526,3 +526,14 @@ def test_the_real_server_answers_api_routing_errors_as_json(served):
     for method, path, code in (("GET", "/api/v1/nothing", 404), ("GET", "/api/v1/evaluate", 405)):
         status, data = _request(served, method, path)
         assert status == code and json.loads(data)["error"]
+
+
+def test_an_expression_result_is_bounded_even_when_the_answer_is_small():
+    from app.jobs import bounded
+
+    answer = {"allowed": True, "variables": [{"name": "l", "value": list(range(50_000))}]}
+    served = bounded("evaluate", answer, 65536, 1048576)
+    assert served["truncated"] is True and len(json.dumps(served, separators=(",", ":"))) < 70_000
+    assert served["variables"][0]["value"][:3] == [0, 1, 2]
+    assert served["variables"][0]["value"][-1].startswith("… truncated (")
+    assert bounded("evaluate", {"allowed": True, "n": 10**30}, 65536, 1048576) == {"allowed": True, "n": 10**30}
