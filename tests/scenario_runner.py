@@ -69,7 +69,8 @@ ADMISSION_STATUS_KEYS = STATUS_KEYS | {"messageContains"}
 PROBLEM_KEYS = frozenset({"pane", "document", "line", "column", "path", "severity", "message", "messageContains"})
 CHECK_OPERATORS = frozenset({"equals", "contains", "matches", "length"})
 REQUEST_KEYS = frozenset(
-    {"operation", "userInfo", "subResource", "name", "namespace", "dryRun", "options", "resource", "kind"}
+    {"operation", "userInfo", "subResource", "name", "namespace", "dryRun", "options", "resource", "kind",
+     "fieldValidation", "asStored"}
 )
 SCENARIO_KEYS = frozenset({"name", "about", "input", "expect", "pending"})
 SHORTHANDS = ("webhook", "kyverno")

@@ -8,9 +8,9 @@ an update in a Namespace that does not exist with the NotFound of the lookup; an
 a Namespace whose status.phase is Terminating.
 
 The Namespaces are those pasted in the panes: when none is pasted every namespace is taken to exist, and
-be active, as elsewhere in the playground. A namespace missing from those pasted is not refused here
-(:data:`REFUSES_MISSING`): the stage says what kube-apiserver would answer, and the request goes on to the
-policies and webhooks, whose own lookups of the namespace fail.
+be active, as elsewhere in the playground. A request in a namespace missing from those pasted fails here with
+404 NotFound, as in kube-apiserver (:data:`REFUSES_MISSING`); the policies' own lookups of a missing namespace
+(which a real cluster meets only when their informer lags behind) are seen with ``asStored: false``.
 """
 
 from __future__ import annotations
@@ -21,10 +21,8 @@ from . import _common as c
 
 PLUGIN = "NamespaceLifecycle"
 IMMORTAL = frozenset({"default", "kube-system", "kube-public"})
-# Whether a request in a namespace missing from the Namespaces pasted fails here, as in kube-apiserver. Off: the
-# playground's scenarios of a policy's or webhook's failed namespace lookup (which a real cluster only meets when
-# their informer lags behind the plugin's live lookup) keep their answers.
-REFUSES_MISSING = False
+# Whether a request in a namespace missing from the Namespaces pasted fails here, as in kube-apiserver.
+REFUSES_MISSING = True
 
 
 def admit(state: RequestState, stored: Stored) -> StageRecord:
