@@ -140,6 +140,7 @@ def test_add_below_a_missing_parent() -> None:
 def test_escape_key() -> None:
     # the CEL function jsonpatch.escapeKey (k8s.io/apiserver/pkg/cel/library/jsonpatch.go)
     assert escape_key("k8s.io/x~y") == "k8s.io~1x~0y"
+    assert escape_key("k8s.io/my~label") == "k8s.io~1my~0label"  # the library's documented example
     assert escape_key("~1") == "~01"
     assert escape_key("a/b/c") == "a~1b~1c"
     assert escape_key("") == ""
