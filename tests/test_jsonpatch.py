@@ -13,6 +13,7 @@ import copy
 
 import pytest
 
+from app.vap.mutating.applyconfig import ObjectValue
 from app.vap.mutating.jsonpatch import (
     JSONPatchError,
     MutationError,
@@ -135,6 +136,19 @@ def test_add_below_a_missing_parent() -> None:
         apply_json_patch_mutation({"spec": {}}, [op("add", "/spec/initContainers/-", {"name": "mesh-proxy"})])
     assert str(e.value) == ('JSON Patch: add operation does not apply: doc is missing path: '
                             '"/spec/initContainers/-": missing value')
+
+
+def test_invalid_cel_initializer_type() -> None:
+    # json_patch_test.go "jsonPatch invalid CEL initializer type"
+    value = ObjectValue("Object.spec.template.spec.containers", {
+        "name": "x", "ports": [ObjectValue("Object.spec.template.spec.containers.portsZ", {"containerPort": 8080})]})
+    with pytest.raises(MutationError) as e:
+        operation("add", "/spec/template/spec/containers/-", value=value)
+    assert str(e.value) == (
+        'type mismatch: unexpected type name "Object.spec.template.spec.containers.portsZ", expected '
+        '"Object.spec.template.spec.containers.ports", which matches field name path from root Object type')
+    good = ObjectValue("Object.spec", {"selector": ObjectValue("Object.spec.selector", {}), "replicas": 10})
+    assert operation("add", "/spec", value=good)["value"] == {"selector": {}, "replicas": 10}
 
 
 def test_escape_key() -> None:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.vap.decoding import kind_schema
+from app.vap.mutating.applyconfig import ObjectValue, check_type_names
 from app.vap.schemas import SchemaSet
 from app.vap.schemas.validate import check_object, render_path
 from app.vap.validation import _go_float, _go_json, _go_quote
@@ -117,11 +118,17 @@ def wire_value(value: Any) -> Any:
 
 
 def operation(op: str, path: str, from_: str = "", value: Any = ABSENT) -> dict[str, Any]:
-    """One patch operation from the fields of a CEL ``JSONPatch`` value, as the apiserver builds it."""
+    """One patch operation from the fields of a CEL ``JSONPatch`` value, as the apiserver builds it.
+
+    A value that is itself an ``Object...`` value (:class:`~app.vap.mutating.applyconfig.ObjectValue`) has its
+    type names checked against its field paths first (``type mismatch: ...``); one inside a list or map is not.
+    """
     out: dict[str, Any] = {"op": op, "path": path}
     if from_:
         out["from"] = from_
     if value is not ABSENT:
+        if isinstance(value, ObjectValue) and (problem := check_type_names(value)):
+            raise MutationError(problem)
         out["value"] = wire_value(value)
     return out
 
