@@ -18,6 +18,11 @@ apiserver's answers follow it, so this module does too:
 - errors are the library's texts, e.g. ``add operation does not apply: doc is missing path:
   "/spec/x/y": missing value``; the apiserver prefixes them with ``JSON Patch: ``.
 
+Release 4.12.0 (vendored by earlier apiservers) differs only where 4.13.0 fixed crashes and silences: there a
+``test`` without a value on a missing member crashes, and ``replace`` of the whole document with a scalar is
+silently skipped; this module answers as 4.13.0 does (the test passes; ``replace operation value must be object
+or array: %!w(<nil>)``).
+
 Operations are plain mappings ``{"op", "path"[, "from"][, "value"]}``, built by :func:`operation`
 from a ``JSONPatch`` value as the apiserver builds them (``from`` only when non-empty, ``value`` only
 when set, numbers through float64). Documents are plain JSON values; the input is never modified.
