@@ -485,12 +485,14 @@ def test_admission_namespace_terminating() -> None:
 
 
 def test_admission_namespace_does_not_exist() -> None:
-    """TestAdmissionNamespaceDoesNotExist needs the plugin to refuse (404 NotFound); the playground says so and
-    lets the request go on to the policies' own lookups (REFUSES_MISSING)."""
+    """TestAdmissionNamespaceDoesNotExist: a request in a namespace that does not exist fails with 404 NotFound."""
     response = run(pod(), namespace=[namespace("other")])
     record = chain_record_with(pod(), "NamespaceLifecycle", namespace=[namespace("other")])
-    assert response["allowed"] is True
-    assert record == []  # nothing done: not listed
+    assert response["allowed"] is False
+    assert {k: response["status"][k] for k in ("code", "reason", "message")} == {
+        "code": 404, "reason": "NotFound", "message": f'namespaces "{pod()["metadata"]["namespace"]}" not found'}
+    assert record == [f"namespace {pod()['metadata']['namespace']!r} is not among the Namespaces pasted",
+                      f'namespaces "{pod()["metadata"]["namespace"]}" not found']
 
 
 def chain_record_with(obj: dict[str, Any], plugin: str, namespace: list[dict[str, Any]]) -> list[str]:

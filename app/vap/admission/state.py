@@ -68,17 +68,11 @@ class RequestState:
 
     attrs: Attributes
     stages: tuple[StageRecord, ...] = ()
-
-    @property
-    def ended_by(self) -> StageRecord | None:
-        """The stage that failed the request, if one did: no later stage sees it."""
-        for stage in self.stages:
-            if stage.status is not None:
-                return stage
-        return None
+    ended_by: StageRecord | None = None  # the stage that failed the request, if one did: no later stage sees it
 
     def then(self, record: StageRecord) -> RequestState:
-        return RequestState(record.attrs or self.attrs, (*self.stages, record))
+        ended = self.ended_by if self.ended_by is not None or record.status is None else record
+        return RequestState(record.attrs or self.attrs, (*self.stages, record), ended)
 
     def stage(self, plugin: str) -> StageRecord | None:
         for stage in self.stages:

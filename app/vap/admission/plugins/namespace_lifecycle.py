@@ -9,7 +9,7 @@ a Namespace whose status.phase is Terminating.
 
 The Namespaces are those pasted in the panes: when none is pasted every namespace is taken to exist, and
 be active, as elsewhere in the playground. A request in a namespace missing from those pasted fails here with
-404 NotFound, as in kube-apiserver (:data:`REFUSES_MISSING`); the policies' own lookups of a missing namespace
+404 NotFound, as in kube-apiserver; the policies' own lookups of a missing namespace
 (which a real cluster meets only when their informer lags behind) are seen with ``asStored: false``.
 """
 
@@ -21,8 +21,6 @@ from . import _common as c
 
 PLUGIN = "NamespaceLifecycle"
 IMMORTAL = frozenset({"default", "kube-system", "kube-public"})
-# Whether a request in a namespace missing from the Namespaces pasted fails here, as in kube-apiserver.
-REFUSES_MISSING = True
 
 
 def admit(state: RequestState, stored: Stored) -> StageRecord:
@@ -41,13 +39,8 @@ def admit(state: RequestState, stored: Stored) -> StageRecord:
         return c.nothing(PLUGIN)
     namespace = stored.cluster.namespace(attrs.namespace)
     if namespace is None:
-        if REFUSES_MISSING:
-            status = decision.failure_status(decision.namespace_not_found(attrs.namespace))
-            return c.refused(PLUGIN, status, f"namespace {attrs.namespace!r} is not among the Namespaces pasted")
-        return c.nothing(PLUGIN, f"namespace {attrs.namespace!r} is not among the Namespaces pasted: kube-apiserver "
-                                 f'would refuse the request here (404 NotFound, namespaces "{attrs.namespace}" not '
-                                 "found); the playground lets it go on, so that the namespace lookups of the "
-                                 "policies and webhooks show what they do with it")
+        status = decision.failure_status(decision.namespace_not_found(attrs.namespace))
+        return c.refused(PLUGIN, status, f"namespace {attrs.namespace!r} is not among the Namespaces pasted")
     phase = namespace.get("status", {}).get("phase") if isinstance(namespace.get("status"), dict) else None
     if attrs.operation == "CREATE" and phase == "Terminating":
         status = c.forbidden(attrs, f"unable to create new content in namespace {attrs.namespace} because it is "
