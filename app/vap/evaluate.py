@@ -276,6 +276,11 @@ def _decided(state: admission.RequestState, stored: admission.Stored, response: 
     assert mutating is not None and policies is not None and validating is not None
     ended = state.ended_by
     attrs = state.attrs
+    # what the stages before admission's own plugins assumed or generated (a ServiceAccount taken to exist, the
+    # token volume's generated name, the objects evaluated as pasted), unless it is why the request failed
+    notes.extend(f"{stage.plugin}: {text}" for stage in state.stages
+                 if stage.plugin not in admission.ALWAYS_LISTED and stage.outcome in ("allowed", "nothing to do")
+                 for text in stage.explanation)
     webhook_records = [*mutating.details["webhooks"], *validating.details["webhooks"]]
     unknown = [r for r in webhook_records if r["called"] and r.get("reached", True) and r["outcome"] == "called"]
     if unknown and ended is None:
