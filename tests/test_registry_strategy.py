@@ -664,3 +664,25 @@ def test_cluster_scoped_object_loses_its_namespace() -> None:
     md = out["object"]["metadata"]
     assert "namespace" not in md
     assert md["uid"] == meta.generated_uid("v1", "Namespace", "", "team")
+
+
+def test_daemonset_template_generation() -> None:
+    """daemonSetStrategy: the template generation is 1 on create and one more when an update changes the pod
+    template; apps/v1 shows it as the deprecated.daemonset.template.generation annotation."""
+    ds = copy.deepcopy(DEPLOYMENT)
+    ds.update(kind="DaemonSet")
+    ds["spec"].pop("replicas")
+    created = run(ds)["object"]
+    assert created["metadata"]["annotations"] == {"deprecated.daemonset.template.generation": "1"}
+    old = copy.deepcopy(created)
+    old["metadata"]["resourceVersion"] = "3"
+    new = copy.deepcopy(ds)
+    new["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:1.26"
+    out = run(new, old)["object"]
+    assert out["metadata"]["annotations"]["deprecated.daemonset.template.generation"] == "2"
+    assert out["metadata"]["generation"] == 2
+    new = copy.deepcopy(ds)
+    new["spec"]["minReadySeconds"] = 5
+    out = run(new, old)["object"]
+    assert out["metadata"]["annotations"]["deprecated.daemonset.template.generation"] == "1"
+    assert out["metadata"]["generation"] == 2

@@ -19,8 +19,10 @@ gets the ``kubernetes`` finalizer on create, and an update keeps its stored fina
 scheduling gates gets the PodScheduled=False condition, reason SchedulingGated, and (from 1.30) a container
 with a deprecated AppArmor annotation and no ``appArmorProfile`` gets the field the annotation stands for, with a
 deprecation warning; a CertificateSigningRequest's requester fields (username, uid, groups, extra) are the
-requesting user's, and an update keeps its stored spec; a CustomResourceDefinition records its storage version
-in ``status.storedVersions``.
+requesting user's, and an update keeps its stored spec; a DaemonSet's template generation (at least 1 on create,
+one more when an update changes its pod template) shows in apps/v1 as the annotation
+``deprecated.daemonset.template.generation``; a CustomResourceDefinition records its storage version in
+``status.storedVersions``.
 
 Kinds not in the table (ConfigMap, Secret, RBAC, StorageClass, ...) have strategies that change nothing
 the policies can see.
@@ -247,6 +249,52 @@ def _csr_keeps_spec(csr: Obj, old: Mapping[str, Any]) -> list[str]:
     return ["spec kept from the stored CertificateSigningRequest: an update cannot change it"]
 
 
+TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"
+
+
+def _template_generation(obj: Mapping[str, Any]) -> int:
+    """A DaemonSet's template generation, which apps/v1 carries in an annotation (0 when absent or unreadable)."""
+    annotations = meta.metadata(obj).get("annotations")
+    value = annotations.get(TEMPLATE_GENERATION) if isinstance(annotations, Mapping) else None
+    try:
+        return int(str(value))
+    except ValueError:
+        return 0
+
+
+def _set_template_generation(ds: Obj, value: int) -> None:
+    md = ds["metadata"]
+    annotations = dict(md.get("annotations") or {})
+    annotations[TEMPLATE_GENERATION] = str(value)
+    md["annotations"] = annotations
+
+
+def _daemonset_template_generation(ds: Obj, ctx: Context) -> list[str]:
+    """daemonSetStrategy.PrepareForCreate: the template generation is at least 1; apps/v1 shows it as an
+    annotation."""
+    value = max(_template_generation(ds), 1)
+    if _template_generation(ds) == value and TEMPLATE_GENERATION in (meta.metadata(ds).get("annotations") or {}):
+        return []
+    _set_template_generation(ds, value)
+    return [f"metadata.annotations[{TEMPLATE_GENERATION}] is {value}: the template generation, as apps/v1 shows it"]
+
+
+def _daemonset_template_generation_update(ds: Obj, old: Mapping[str, Any]) -> list[str]:
+    """daemonSetStrategy.PrepareForUpdate: the stored template generation (1 for a stored object pasted without
+    it), one more when the pod template changes."""
+    stored = _template_generation(old) or 1
+    old_spec = old.get("spec") if isinstance(old.get("spec"), Mapping) else {}
+    new_spec = ds.get("spec") if isinstance(ds.get("spec"), Mapping) else {}
+    assert isinstance(old_spec, Mapping) and isinstance(new_spec, Mapping)
+    value = stored + 1 if old_spec.get("template") != new_spec.get("template") else stored
+    before = meta.metadata(ds).get("annotations")
+    if isinstance(before, Mapping) and before.get(TEMPLATE_GENERATION) == str(value):
+        return []
+    _set_template_generation(ds, value)
+    return [f"metadata.annotations[{TEMPLATE_GENERATION}] is {value}: the stored template generation"
+            + (", one more as the pod template changes" if value > stored else "")]
+
+
 _ZERO_COUNTS_PDB = {"currentHealthy": 0, "desiredHealthy": 0, "disruptionsAllowed": 0, "expectedPods": 0}
 _ZERO_COUNTS_DS = {"currentNumberScheduled": 0, "desiredNumberScheduled": 0, "numberMisscheduled": 0,
                    "numberReady": 0}
@@ -270,7 +318,9 @@ STRATEGIES: dict[tuple[str, str], Strategy] = {
                                      status={}, status_update_keeps=(("labels",),)),
     ("apps", "StatefulSet"): Strategy("pkg/registry/apps/statefulset", generation=True,
                                       status={"availableReplicas": 0, "replicas": 0}),
-    ("apps", "DaemonSet"): Strategy("pkg/registry/apps/daemonset", generation=True, status=_ZERO_COUNTS_DS),
+    ("apps", "DaemonSet"): Strategy("pkg/registry/apps/daemonset", generation=True, status=_ZERO_COUNTS_DS,
+                                    on_create=(_daemonset_template_generation,),
+                                    on_update=(_daemonset_template_generation_update,)),
     ("apps", "ReplicaSet"): Strategy("pkg/registry/apps/replicaset", generation=True, status={"replicas": 0}),
     ("certificates.k8s.io", "CertificateSigningRequest"): Strategy(
         "pkg/registry/certificates/certificates", status={}, on_create=(_csr_requester,), on_update=(_csr_keeps_spec,)),
