@@ -686,3 +686,16 @@ def test_daemonset_template_generation() -> None:
     out = run(new, old)["object"]
     assert out["metadata"]["annotations"]["deprecated.daemonset.template.generation"] == "1"
     assert out["metadata"]["generation"] == 2
+
+
+def test_kept_records_follow_the_status_subresource_of_the_crd() -> None:
+    """The same pasted custom resource, evaluated with its CRD declaring the status subresource and then not: the
+    status is dropped only in the first (the stages' kept records are keyed by what they read)."""
+    widget = yaml.safe_dump({"apiVersion": "example.com/v1", "kind": "Widget",
+                             "metadata": {"name": "w", "namespace": "default"}, "spec": {"size": 1},
+                             "status": {"ready": True}})
+    with_status = evaluate({"params": CRD, "object": widget})["object"]
+    without = evaluate({"params": CRD.replace("    subresources: {status: {}}\n", ""), "object": widget})["object"]
+    assert "status" not in with_status
+    assert without["status"] == {"ready": True}
+    assert "f:status" in without["metadata"]["managedFields"][0]["fieldsV1"]

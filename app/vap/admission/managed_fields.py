@@ -50,12 +50,15 @@ def admit(state: RequestState, stored: Stored) -> StageRecord:
                                                     and not isinstance(attrs.old_object, dict)):
         return StageRecord(PLUGIN, NOTHING_TO_DO)
     manager, named = manager_of(attrs)
-    key = (attrs.operation, attrs.subresource, manager, stored.version, stored.schemas.key, id(attrs.old_object))
+    info = stored.table.by_kind(attrs.kind.group, attrs.kind.version, attrs.kind.kind)
+    has_status = info is not None and "status" in info.subresources  # the strategy resets the status
+    key = (attrs.operation, attrs.subresource, manager, stored.version, stored.schemas.key, id(attrs.old_object),
+           has_status)
     kept = _KEPT.get(attrs.object, key)
     if kept is not None and kept[0] is attrs.old_object:
         record = kept[1]
     else:
-        record = _admit(state, stored, manager, named)
+        record = _admit(state, stored, manager, named, has_status)
         _KEPT.put(attrs.object, (attrs.old_object, record), key)
     if record.attrs is None:
         return record
@@ -78,7 +81,7 @@ def _without_managed(obj: Any) -> Any:
     return out
 
 
-def _admit(state: RequestState, stored: Stored, manager: str, named: bool) -> StageRecord:
+def _admit(state: RequestState, stored: Stored, manager: str, named: bool, has_status: bool) -> StageRecord:
     attrs = state.attrs
     obj = attrs.object
     schema = decoding.kind_schema(obj, stored.schemas)
@@ -94,8 +97,6 @@ def _admit(state: RequestState, stored: Stored, manager: str, named: bool) -> St
         live = fieldsets.with_zero(_without_managed(attrs.old_object), zero)
         managers = managers or fieldsets.decode(meta.metadata(attrs.old_object).get("managedFields"))
     added, modified, removed = fieldsets.compare(live, new, root, schemas)
-    info = stored.table.by_kind(attrs.kind.group, attrs.kind.version, attrs.kind.kind)
-    has_status = info is not None and "status" in info.subresources
     if attrs.subresource == "status":
         reset: list[tuple[str, ...]] = [("f:spec",)]
     else:

@@ -55,7 +55,8 @@ def admit(state: RequestState, stored: Stored) -> StageRecord:
         return StageRecord(PLUGIN, NOTHING_TO_DO, ("no stored object to update",))
     key = (attrs.operation, attrs.subresource, attrs.namespace, attrs.namespaced, attrs.name, stored.version,
            stored.schemas.key, id(attrs.old_object), any("generateName" in n for n in attrs.notes),
-           _frozen(attrs.user_info) if attrs.kind.kind == "CertificateSigningRequest" else None)
+           _frozen(attrs.user_info) if attrs.kind.kind == "CertificateSigningRequest" else None,
+           _has_status(attrs.object, stored))
     kept = _KEPT.get(attrs.object, key)
     if kept is not None and kept[0] is attrs.old_object:
         record = kept[1]
@@ -86,7 +87,7 @@ _KEPT: fast.ByIdentity[tuple[Any, StageRecord]] = fast.ByIdentity("admission.str
 
 def _strategy_of(obj: Mapping[str, Any], stored: Stored) -> tuple[strategies.Strategy, bool]:
     """The kind's strategy, and whether the object is a custom resource."""
-    group, _, _version = str(obj.get("apiVersion") or "").rpartition("/")
+    group = str(obj.get("apiVersion") or "").rpartition("/")[0]
     kind = str(obj.get("kind") or "")
     schema = decoding.kind_schema(obj, stored.schemas)
     if schema is not None and not schema.custom:
@@ -94,8 +95,14 @@ def _strategy_of(obj: Mapping[str, Any], stored: Stored) -> tuple[strategies.Str
     found = strategies.lookup(group, kind)
     if found is not None and schema is None:
         return found, False
-    info = stored.table.by_kind(group, _version, kind)
-    return strategies.custom_resource(info is not None and "status" in info.subresources), True
+    return strategies.custom_resource(_has_status(obj, stored)), True
+
+
+def _has_status(obj: Mapping[str, Any], stored: Stored) -> bool:
+    """Whether the object's resource has a status subresource (a custom resource's CRD may declare one)."""
+    group, _, version = str(obj.get("apiVersion") or "").rpartition("/")
+    info = stored.table.by_kind(group, version, str(obj.get("kind") or ""))
+    return info is not None and "status" in info.subresources
 
 
 def _admit(state: RequestState, stored: Stored) -> StageRecord:
