@@ -29,7 +29,6 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .. import fast
 from ..schemas import KindSchema, SchemaSet
 
 Path = tuple[str, ...]
@@ -185,12 +184,18 @@ def zero_object(schema: KindSchema | None, schemas: SchemaSet) -> dict[str, Any]
     present as null. A custom resource's empty object has nothing. Never to be changed: it is shared."""
     if schema is None or schema.custom:
         return {}
-    return _zero_of(schema, schemas)
+    zero = _BUILTIN_ZEROS.get(schema.key)
+    if zero is None:
+        zero = _zero(schemas.resolve(schema.root), schemas, "", top=True)
+        if len(_BUILTIN_ZEROS) >= 512:
+            _BUILTIN_ZEROS.clear()
+        _BUILTIN_ZEROS[schema.key] = zero
+    return zero
 
 
-@fast.memo(64)
-def _zero_of(schema: KindSchema, schemas: SchemaSet) -> dict[str, Any]:
-    return _zero(schemas.resolve(schema.root), schemas, "", top=True)
+# A built-in kind's zero object by its schema's key (Kubernetes version and definition): derived from the built-in
+# schemas alone, like them it does not depend on a scenario and stays loaded.
+_BUILTIN_ZEROS: dict[str, dict[str, Any]] = {}
 
 
 def _zero(schema: Mapping[str, Any], schemas: SchemaSet, definition: str, top: bool = False) -> dict[str, Any]:
