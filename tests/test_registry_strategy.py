@@ -699,3 +699,29 @@ def test_kept_records_follow_the_status_subresource_of_the_crd() -> None:
     assert "status" not in with_status
     assert without["status"] == {"ready": True}
     assert "f:status" in without["metadata"]["managedFields"][0]["fieldsV1"]
+
+
+def test_pod_status_update_backfills_the_qos_class() -> None:
+    """podStatusStrategy.PrepareForUpdate: a status without qosClass keeps the stored one."""
+    old = _pod([G])
+    old["metadata"]["namespace"] = "default"
+    old["status"] = {"phase": "Pending", "qosClass": "Guaranteed"}
+    new = copy.deepcopy(old)
+    new["status"] = {"phase": "Running"}
+    out = run(new, old, {"subResource": "status", "resource": {"group": "", "version": "v1", "resource": "pods"}})
+    assert out["object"]["status"] == {"phase": "Running", "qosClass": "Guaranteed"}
+
+
+def test_pod_template_generation() -> None:
+    """podTemplateStrategy: generation 1 on create, one more when the template changes."""
+    tmpl = {"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "t", "namespace": "default"},
+            "template": {"spec": {"containers": [{"name": "c", "image": "x"}]}}}
+    assert run(tmpl)["object"]["metadata"]["generation"] == 1
+    old = copy.deepcopy(tmpl)
+    old["metadata"]["generation"] = 2
+    new = copy.deepcopy(tmpl)
+    new["template"]["spec"]["containers"][0]["image"] = "y"
+    assert run(new, old)["object"]["metadata"]["generation"] == 3
+    new["template"]["spec"]["containers"][0]["image"] = "x"
+    new["metadata"]["labels"] = {"a": "b"}
+    assert run(new, old)["object"]["metadata"]["generation"] == 2

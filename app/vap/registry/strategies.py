@@ -65,6 +65,7 @@ class Strategy:
     on_create: tuple[Callable[[Obj, Context], list[str]], ...] = ()
     on_update: tuple[Callable[[Obj, Mapping[str, Any]], list[str]], ...] = ()
     status_update_keeps: tuple[tuple[str, ...], ...] = ()  # metadata fields a status update takes from the stored
+    on_status_update: tuple[Callable[[Obj, Mapping[str, Any]], list[str]], ...] = ()
     note: str = ""
 
 
@@ -161,6 +162,18 @@ def _pv_status(pv: Obj, api_version: str, version: Version) -> Any:
     if version >= (1, 29):  # PersistentVolumeLastPhaseTransitionTime, on from 1.29
         return {"phase": "Pending", "lastPhaseTransitionTime": meta.NOW}
     return {}
+
+
+def _pod_keeps_qos_class(pod: Obj, old: Mapping[str, Any]) -> list[str]:
+    """podStatusStrategy: a status update without a QoS class keeps the stored one (it never changes)."""
+    status = pod.get("status")
+    old_status = old.get("status")
+    if isinstance(status, Mapping) and status.get("qosClass"):
+        return []
+    if not isinstance(old_status, Mapping) or not old_status.get("qosClass"):
+        return []
+    _own(pod, "status")["qosClass"] = old_status["qosClass"]
+    return ["status.qosClass kept from the stored pod: it is set once, on create"]
 
 
 APPARMOR_ANNOTATION_PREFIX = "container.apparmor.security.beta.kubernetes.io/"
@@ -303,7 +316,8 @@ _ZERO_COUNTS_DS = {"currentNumberScheduled": 0, "desiredNumberScheduled": 0, "nu
 STRATEGIES: dict[tuple[str, str], Strategy] = {
     ("", "Pod"): Strategy("pkg/registry/core/pod", generation=True, generation_since=(1, 33), status=_pod_status,
                           on_create=(_pod_scheduling_gates, _pod_apparmor_fields),
-                          status_update_keeps=(("ownerReferences",),)),
+                          status_update_keeps=(("ownerReferences",),), on_status_update=(_pod_keeps_qos_class,)),
+    ("", "PodTemplate"): Strategy("pkg/registry/core/podtemplate", generation=True, tracks=("template",)),
     ("", "Namespace"): Strategy("pkg/registry/core/namespace", status={"phase": "Active"},
                                 on_create=(_namespace_finalizer,), on_update=(_namespace_keeps_finalizers,)),
     ("", "Service"): Strategy("pkg/registry/core/service", status={"loadBalancer": {}},
@@ -433,6 +447,8 @@ def prepare_for_update(strategy: Strategy, obj: Obj, old: Mapping[str, Any], ver
                 else:
                     md.pop(key, None)
                 words.append(f"metadata.{key} kept from the stored object: a status update cannot change it")
+        for status_step in strategy.on_status_update:
+            words.extend(status_step(obj, old))
         return words
     if strategy.status is not None:
         if custom:
