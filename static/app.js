@@ -690,6 +690,22 @@
         if (button) { draftAction(button); }
       });
     }
+    // The menu closes with Esc (focus back on its summary) and with a click elsewhere.
+    var menu = document.getElementById("drafts");
+    if (menu) {
+      menu.addEventListener("keydown", function (event) {
+        if (event.key === "Escape" && menu.open) {
+          menu.open = false;
+          menu.querySelector("summary").focus();
+        }
+      });
+      document.addEventListener("click", function (event) {
+        // (a person's click: the page's own clicks, such as a download's, leave it open)
+        if (event.isTrusted && menu.open && !menu.contains(event.target) && !event.target.closest("dialog")) {
+          menu.open = false;
+        }
+      });
+    }
     window.addEventListener("storage", function (event) {  // drafts saved in another tab
       if (event.key === DRAFTS) { renderDrafts(); }
     });

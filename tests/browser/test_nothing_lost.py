@@ -157,3 +157,16 @@ def test_back_in_a_workshop_exercise_brings_back_its_checks(page):
     assert page.locator("#exercise-title").is_visible()  # an exercise's task stays while it is edited
     page.go_forward()
     summary.filter(has_text="4 of 4 checks pass").wait_for()
+
+
+def test_the_drafts_menu_closes_with_escape_and_a_click_elsewhere(page):
+    page.goto("/")
+    menu = page.locator("#drafts")
+    menu.locator("summary").click()
+    page.locator("#draft-name").focus()
+    page.keyboard.press("Escape")
+    assert menu.get_attribute("open") is None
+    assert page.evaluate("document.activeElement === document.querySelector('#drafts summary')")
+    menu.locator("summary").click()
+    page.locator("#result h2").click()
+    assert menu.get_attribute("open") is None

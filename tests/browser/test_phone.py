@@ -62,3 +62,15 @@ def test_evaluate_brings_the_result_into_view_on_a_phone(phone, phone_screenshot
     box = banner.bounding_box()
     assert 0 <= box["y"] < 844 - box["height"], box
     screenshot("result")
+
+
+def test_the_drafts_menu_fits_a_phone(phone, phone_screenshot):
+    phone.goto("/")
+    phone.locator("#drafts summary").click()
+    body = phone.locator("#drafts .menu-body")
+    box = body.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+    phone.fill("#draft-name", "on the phone")
+    phone.locator("#draft-save").click()
+    phone.locator('#draft-list li[data-draft="on the phone"]').wait_for()
+    phone_screenshot("drafts")
