@@ -35,7 +35,7 @@ def test_a_misspelt_policy_name_is_explained_and_listed(page, screenshot):
     assert "policy 'replica-limit.example.com' has no binding: it is never evaluated" in diagnostics
     assert any("names policy 'replica-limt.example.com', which does not exist" in d for d in diagnostics)
     banner = page.locator("#result [data-banner]").inner_text()
-    assert "Allowed" in banner and "2 pieces of configuration that do nothing" in banner
+    assert "Allowed" in banner and "2 diagnostics below" in banner
     assert "No binding refers" not in page.locator("#result").inner_text()
     screenshot("misspelt")
 
