@@ -725,3 +725,94 @@ def test_pod_template_generation() -> None:
     new["template"]["spec"]["containers"][0]["image"] = "x"
     new["metadata"]["labels"] = {"a": "b"}
     assert run(new, old)["object"]["metadata"]["generation"] == 2
+
+
+V133 = (1, 33)
+AA = strategies.APPARMOR_ANNOTATION_PREFIX
+
+
+def test_apparmor_fields_copied_to_annotations_before_1_34() -> None:
+    """TestApplyAppArmorVersionSkew as of 1.30-1.33 ("Pod field unconfined and no annotation present", "Container
+    field localhost and no annotation present", "Multiple containers by annotations"): until 1.34 a container without
+    an annotation gets the one its field, or else the pod's, stands for; from 1.34 no annotation is added."""
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+           "spec": {"securityContext": {"appArmorProfile": {"type": "Unconfined"}},
+                    "initContainers": [{"name": "init"}], "containers": [{"name": "ctr"}]}}
+    obj = copy.deepcopy(pod)
+    strategies.prepare_for_create(strategies.STRATEGIES[("", "Pod")], obj, V133, False, strategies.Context(V133))
+    assert obj["metadata"]["annotations"] == {AA + "init": "unconfined", AA + "ctr": "unconfined"}
+    obj = copy.deepcopy(pod)
+    strategies.prepare_for_create(strategies.STRATEGIES[("", "Pod")], obj, V, False, strategies.Context(V))
+    assert "annotations" not in obj["metadata"]
+
+    local = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+             "spec": {"containers": [{"name": "ctr", "securityContext": {
+                 "appArmorProfile": {"type": "Localhost", "localhostProfile": "test"}}}]}}
+    strategies.prepare_for_create(strategies.STRATEGIES[("", "Pod")], local, V133, False, strategies.Context(V133))
+    assert local["metadata"]["annotations"] == {AA + "ctr": "localhost/test"}
+
+    several = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "annotations": {
+        AA + "init": "unconfined", AA + "a": "localhost/test", AA + "c": "runtime/default"}},
+        "spec": {"securityContext": {"appArmorProfile": {"type": "RuntimeDefault"}},
+                 "initContainers": [{"name": "init"}], "containers": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}}
+    ctx = strategies.Context(V133)
+    strategies.prepare_for_create(strategies.STRATEGIES[("", "Pod")], several, V133, False, ctx)
+    assert several["metadata"]["annotations"] == {AA + "init": "unconfined", AA + "a": "localhost/test",
+                                                  AA + "b": "runtime/default", AA + "c": "runtime/default"}
+    assert several["spec"]["initContainers"][0]["securityContext"]["appArmorProfile"] == {"type": "Unconfined"}
+    assert several["spec"]["containers"][0]["securityContext"]["appArmorProfile"] == {
+        "type": "Localhost", "localhostProfile": "test"}
+    assert "securityContext" not in several["spec"]["containers"][1]
+    assert "securityContext" not in several["spec"]["containers"][2]
+    assert len(ctx.warnings) == 2
+
+
+# ---------------------------------------------------------------------------------------------------
+# matchLabelKeys: Test_mutatePodAffinity (pkg/registry/core/pod/strategy_test.go)
+
+
+def _affinity_pod(term: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "labels": {"country": "Japan", "city": "Kyoto"}},
+            "spec": {"containers": [{"name": "c", "image": "x"}], "affinity": {"podAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [term],
+                "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "podAffinityTerm": term}]}}}}
+
+
+def test_mutate_pod_affinity() -> None:
+    """Test_mutatePodAffinity: matchLabelKeys merge In requirements and mismatchLabelKeys NotIn ones; keys the pod
+    has no label for are skipped; a term without labelSelector is left alone; before 1.31 nothing is merged."""
+    term = {"labelSelector": {"matchLabels": {"region": "Asia"}}, "topologyKey": "zone",
+            "matchLabelKeys": ["country", "not-found"], "mismatchLabelKeys": ["city"]}
+    pod = _affinity_pod(term)
+    strategies.prepare_for_create(strategies.STRATEGIES[("", "Pod")], pod, V, False)
+    affinity = pod["spec"]["affinity"]["podAffinity"]
+    expected = {"matchLabels": {"region": "Asia"}, "matchExpressions": [
+        {"key": "country", "operator": "In", "values": ["Japan"]},
+        {"key": "city", "operator": "NotIn", "values": ["Kyoto"]}]}
+    assert affinity["requiredDuringSchedulingIgnoredDuringExecution"][0]["labelSelector"] == expected
+    assert affinity["preferredDuringSchedulingIgnoredDuringExecution"][0]["podAffinityTerm"]["labelSelector"] == \
+        expected
+    assert term["labelSelector"] == {"matchLabels": {"region": "Asia"}}  # the input is not changed
+    no_selector = _affinity_pod({"topologyKey": "zone", "matchLabelKeys": ["country"]})
+    strategies.prepare_for_create(strategies.STRATEGIES[("", "Pod")], no_selector, V, False)
+    assert "labelSelector" not in no_selector["spec"]["affinity"]["podAffinity"][
+        "requiredDuringSchedulingIgnoredDuringExecution"][0]
+    old = _affinity_pod(copy.deepcopy(term))
+    strategies.prepare_for_create(strategies.STRATEGIES[("", "Pod")], old, (1, 30), False)
+    assert old["spec"]["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0][
+        "labelSelector"] == {"matchLabels": {"region": "Asia"}}
+
+
+def test_topology_spread_match_label_keys_from_1_34() -> None:
+    """mutateTopologySpreadConstraints: from 1.34 matchLabelKeys are merged into the constraint's labelSelector."""
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"app": "web"}},
+           "spec": {"containers": [{"name": "c", "image": "x"}], "topologySpreadConstraints": [
+               {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": {"tier": "a"}}, "matchLabelKeys": ["app"]}]}}
+    before = copy.deepcopy(pod)
+    strategies.prepare_for_create(strategies.STRATEGIES[("", "Pod")], pod, V, False)
+    assert pod["spec"]["topologySpreadConstraints"][0]["labelSelector"] == {
+        "matchLabels": {"tier": "a"}, "matchExpressions": [{"key": "app", "operator": "In", "values": ["web"]}]}
+    strategies.prepare_for_create(strategies.STRATEGIES[("", "Pod")], before, V133, False)
+    assert before["spec"]["topologySpreadConstraints"][0]["labelSelector"] == {"matchLabels": {"tier": "a"}}

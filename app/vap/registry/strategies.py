@@ -16,13 +16,15 @@ k8s.io/apiextensions-apiserver/pkg/registry/customresource). What they share:
 Kind-specific steps: a Job without ``manualSelector: true`` gets the selector and pod template labels that
 tie its pods to its uid (done in the strategy's Validate, before validating admission); a Namespace always
 gets the ``kubernetes`` finalizer on create, and an update keeps its stored finalizers; a Pod with
-scheduling gates gets the PodScheduled=False condition, reason SchedulingGated, and (from 1.30) a container
-with a deprecated AppArmor annotation and no ``appArmorProfile`` gets the field the annotation stands for, with a
-deprecation warning; a CertificateSigningRequest's requester fields (username, uid, groups, extra) are the
-requesting user's, and an update keeps its stored spec; a DaemonSet's template generation (at least 1 on create,
-one more when an update changes its pod template) shows in apps/v1 as the annotation
-``deprecated.daemonset.template.generation``; a CustomResourceDefinition records its storage version in
-``status.storedVersions``.
+scheduling gates gets the PodScheduled=False condition, reason SchedulingGated; a Pod's labels named by
+``matchLabelKeys`` (and ``mismatchLabelKeys``) are merged into its pod affinity terms' selectors (from 1.31)
+and its topology spread constraints' (from 1.34); from 1.30 a Pod container with a deprecated AppArmor
+annotation and no ``appArmorProfile`` gets the field the annotation stands for, with a deprecation warning
+(and until 1.34 the fields are copied to the annotations too); a CertificateSigningRequest's requester
+fields (username, uid, groups, extra) are the requesting user's, and an update keeps its stored spec; a
+DaemonSet's template generation (at least 1 on create, one more when an update changes its pod template)
+shows in apps/v1 as the annotation ``deprecated.daemonset.template.generation``; a CustomResourceDefinition
+records its storage version in ``status.storedVersions``.
 
 Kinds not in the table (ConfigMap, Secret, RBAC, StorageClass, ...) have strategies that change nothing
 the policies can see.
@@ -176,6 +178,70 @@ def _pod_keeps_qos_class(pod: Obj, old: Mapping[str, Any]) -> list[str]:
     return ["status.qosClass kept from the stored pod: it is set once, on create"]
 
 
+def _merged_selector(term: Mapping[str, Any], labels: Mapping[str, Any], keys: tuple[tuple[str, str], ...]) -> Any:
+    """A copy of ``term`` whose labelSelector gets, for each (field, operator) of ``keys``, a requirement on each of
+    the pod's labels that field names (None when nothing is added)."""
+    selector = term.get("labelSelector")
+    if not isinstance(selector, Mapping):
+        return None  # a null selector matches nothing: nothing to merge into
+    added = []
+    for field_name, operator in keys:
+        for key in term.get(field_name) or []:
+            if isinstance(key, str) and key in labels:
+                added.append({"key": key, "operator": operator, "values": [labels[key]]})
+    if not added:
+        return None
+    expressions = selector.get("matchExpressions")
+    return {**term, "labelSelector": {**selector, "matchExpressions": [*(expressions or []), *added]}}
+
+
+def _pod_match_label_keys(pod: Obj, ctx: Context) -> list[str]:
+    """mutatePodAffinity (MatchLabelKeysInPodAffinity, on from 1.31) and mutateTopologySpreadConstraints
+    (MatchLabelKeysInPodTopologySpreadSelectorMerge, on from 1.34): the values of the pod's labels named by
+    matchLabelKeys (In) and mismatchLabelKeys (NotIn) are merged into the terms' label selectors."""
+    spec = pod.get("spec") if isinstance(pod.get("spec"), Mapping) else {}
+    assert isinstance(spec, Mapping)
+    labels = meta.metadata(pod).get("labels")
+    labels = labels if isinstance(labels, Mapping) else {}
+    words: list[str] = []
+    affinity = spec.get("affinity")
+    if ctx.version >= (1, 31) and isinstance(affinity, Mapping):
+        keys = (("matchLabelKeys", "In"), ("mismatchLabelKeys", "NotIn"))
+        for kind in ("podAffinity", "podAntiAffinity"):
+            block = affinity.get(kind)
+            if not isinstance(block, Mapping):
+                continue
+            for when in ("requiredDuringSchedulingIgnoredDuringExecution",
+                         "preferredDuringSchedulingIgnoredDuringExecution"):
+                terms = block.get(when)
+                for index, term in enumerate(terms if isinstance(terms, list) else []):
+                    if not isinstance(term, Mapping):
+                        continue
+                    inner = term.get("podAffinityTerm") if when.startswith("preferred") else term
+                    merged = _merged_selector(inner, labels, keys) if isinstance(inner, Mapping) else None
+                    if merged is None:
+                        continue
+                    new_terms = list(_own(pod, "spec", "affinity", kind)[when])
+                    new_terms[index] = {**term, "podAffinityTerm": merged} if when.startswith("preferred") else merged
+                    _own(pod, "spec", "affinity", kind)[when] = new_terms
+                    words.append(f"spec.affinity.{kind}.{when}[{index}]: the pod's labels named by matchLabelKeys "
+                                 "and mismatchLabelKeys are merged into its labelSelector")
+    constraints = spec.get("topologySpreadConstraints")
+    if ctx.version >= (1, 34) and isinstance(constraints, list):
+        for index, constraint in enumerate(constraints):
+            if not isinstance(constraint, Mapping):
+                continue
+            merged = _merged_selector(constraint, labels, (("matchLabelKeys", "In"),))
+            if merged is None:
+                continue
+            new_constraints = list(_own(pod, "spec")["topologySpreadConstraints"])
+            new_constraints[index] = merged
+            _own(pod, "spec")["topologySpreadConstraints"] = new_constraints
+            words.append(f"spec.topologySpreadConstraints[{index}]: the pod's labels named by matchLabelKeys are "
+                         "merged into its labelSelector")
+    return words
+
+
 APPARMOR_ANNOTATION_PREFIX = "container.apparmor.security.beta.kubernetes.io/"
 
 
@@ -192,10 +258,25 @@ def _apparmor_field(annotation: Any) -> dict[str, Any] | None:
     return None
 
 
+def _apparmor_annotation(profile: Any) -> str:
+    """The deprecated annotation value an appArmorProfile field stands for ("" when none)."""
+    if not isinstance(profile, Mapping):
+        return ""
+    kind = profile.get("type")
+    if kind == "Unconfined":
+        return "unconfined"
+    if kind == "RuntimeDefault":
+        return "runtime/default"
+    if kind == "Localhost" and isinstance(profile.get("localhostProfile"), str):
+        return "localhost/" + profile["localhostProfile"]
+    return ""
+
+
 def _pod_apparmor_fields(pod: Obj, ctx: Context) -> list[str]:
     """applyAppArmorVersionSkew (1.30+): a container with an AppArmor annotation and no appArmorProfile field gets
     the field the annotation stands for, unless the pod-level profile is the same; every such annotation is
-    answered with a deprecation warning."""
+    answered with a deprecation warning. Before 1.34 the fields were also copied the other way: a container
+    without an annotation got the one its own profile, or else the pod's, stands for."""
     if ctx.version < (1, 30):
         return []
     spec = pod.get("spec") if isinstance(pod.get("spec"), Mapping) else {}
@@ -203,22 +284,29 @@ def _pod_apparmor_fields(pod: Obj, ctx: Context) -> list[str]:
     if isinstance(spec.get("os"), Mapping) and spec["os"].get("name") == "windows":
         return []
     annotations = meta.metadata(pod).get("annotations")
-    if not isinstance(annotations, Mapping) or not any(str(k).startswith(APPARMOR_ANNOTATION_PREFIX)
-                                                       for k in annotations):
+    annotations = annotations if isinstance(annotations, Mapping) else {}
+    to_annotations = ctx.version < (1, 34)
+    if not to_annotations and not any(str(k).startswith(APPARMOR_ANNOTATION_PREFIX) for k in annotations):
         return []
     pod_context = spec.get("securityContext")
     pod_profile = pod_context.get("appArmorProfile") if isinstance(pod_context, Mapping) else None
     words = []
+    added: dict[str, str] = {}
     for key in ("initContainers", "containers", "ephemeralContainers"):
         containers = spec.get(key)
         for index, container in enumerate(containers if isinstance(containers, list) else []):
             if not isinstance(container, Mapping):
                 continue
             annotation_key = APPARMOR_ANNOTATION_PREFIX + str(container.get("name") or "")
-            if annotation_key not in annotations:
-                continue
             context = container.get("securityContext")
-            if isinstance(context, Mapping) and context.get("appArmorProfile") is not None:
+            container_profile = context.get("appArmorProfile") if isinstance(context, Mapping) else None
+            if annotation_key not in annotations:
+                if to_annotations:
+                    value = _apparmor_annotation(container_profile if container_profile is not None else pod_profile)
+                    if value:
+                        added[annotation_key] = value
+                continue
+            if container_profile is not None:
                 continue
             profile = _apparmor_field(annotations[annotation_key])
             warn = profile is None
@@ -235,6 +323,10 @@ def _pod_apparmor_fields(pod: Obj, ctx: Context) -> list[str]:
             if warn:
                 ctx.warnings.append(f"metadata.annotations[{annotation_key}]: deprecated since v1.30; use the "
                                     '"appArmorProfile" field instead')
+    if added:
+        pod["metadata"]["annotations"] = {**annotations, **added}
+        words.append("the deprecated AppArmor annotations of " + ", ".join(sorted(added)) + " are set from the "
+                     "appArmorProfile fields (until 1.34 the apiserver kept both in step for older nodes)")
     return words
 
 
@@ -315,7 +407,7 @@ _ZERO_COUNTS_DS = {"currentNumberScheduled": 0, "desiredNumberScheduled": 0, "nu
 # (group, kind) -> strategy
 STRATEGIES: dict[tuple[str, str], Strategy] = {
     ("", "Pod"): Strategy("pkg/registry/core/pod", generation=True, generation_since=(1, 33), status=_pod_status,
-                          on_create=(_pod_scheduling_gates, _pod_apparmor_fields),
+                          on_create=(_pod_scheduling_gates, _pod_match_label_keys, _pod_apparmor_fields),
                           status_update_keeps=(("ownerReferences",),), on_status_update=(_pod_keeps_qos_class,)),
     ("", "PodTemplate"): Strategy("pkg/registry/core/podtemplate", generation=True, tracks=("template",)),
     ("", "Namespace"): Strategy("pkg/registry/core/namespace", status={"phase": "Active"},
