@@ -111,12 +111,10 @@ def _admit(state: RequestState, stored: Stored, manager: str, named: bool, has_s
         md["managedFields"] = entries
     else:
         md.pop("managedFields", None)
-    source = "the request's fieldManager" if named else "as kubectl sends it"
-    who = f"{manager!r} ({source})"
-    words = [f"metadata.managedFields records the fields set by {who}, operation Update, at {meta.NOW}"]
-    if reset:
-        words.append(f"{'spec' if attrs.subresource == 'status' else 'status'} is not recorded: the strategy "
-                     "resets it")
+    # the explanation says what the playground assumed (the response's notes list it)
+    words = [] if named else [f"metadata.managedFields: the manager is {manager!r}, as kubectl sends it for a "
+                              f"{attrs.operation} (options.fieldManager names another); its time is {meta.NOW}, "
+                              "the playground's fixed instant"]
     made = tuple(changes(PLUGIN, obj, out))
     if not made:
         return StageRecord(PLUGIN, NOTHING_TO_DO, tuple(words))

@@ -54,7 +54,7 @@ def admit(state: RequestState, stored: Stored) -> StageRecord:
     if attrs.operation == "UPDATE" and not isinstance(attrs.old_object, dict):
         return StageRecord(PLUGIN, NOTHING_TO_DO, ("no stored object to update",))
     key = (attrs.operation, attrs.subresource, attrs.namespace, attrs.namespaced, attrs.name, stored.version,
-           stored.schemas.key, id(attrs.old_object), any("generateName" in n for n in attrs.notes),
+           stored.schemas.key, id(attrs.old_object),
            _frozen(attrs.user_info) if attrs.kind.kind == "CertificateSigningRequest" else None,
            _has_status(attrs.object, stored))
     kept = _KEPT.get(attrs.object, key)
@@ -106,6 +106,8 @@ def _has_status(obj: Mapping[str, Any], stored: Stored) -> bool:
 
 
 def _admit(state: RequestState, stored: Stored) -> StageRecord:
+    """The stage's work. Its explanation says only what the playground assumed or generated (the response's notes
+    list it); what the registry did is in the changes, and in words in ``details["steps"]``."""
     attrs = state.attrs
     version = version_tuple(stored.version)
     before = attrs.object
@@ -114,62 +116,64 @@ def _admit(state: RequestState, stored: Stored) -> StageRecord:
     obj["metadata"] = md
     strategy, custom = _strategy_of(obj, stored)
     old = attrs.old_object
-    words: list[str] = []
+    assumed: list[str] = []
+    steps: list[str] = []
     warnings: tuple[str, ...] = ()
     if attrs.operation == "CREATE":
         label = "registry: BeforeCreate"
         if not attrs.namespaced and md.get("namespace"):
             del md["namespace"]  # EnsureObjectNamespaceMatchesRequestNamespace, in the create handler
-            words.append("metadata.namespace cleared: the kind is cluster-scoped")
-        words.extend(_create_system_fields(md, obj, attrs.notes))
+            steps.append("metadata.namespace cleared: the kind is cluster-scoped")
+        steps.extend(_wipe(md))
+        assumed.extend(_create_system_fields(md, obj))
         ctx = strategies.Context(version, attrs.user_info)
-        words.extend(strategies.prepare_for_create(strategy, obj, version, custom, ctx))
+        steps.extend(strategies.prepare_for_create(strategy, obj, version, custom, ctx))
         warnings = tuple(ctx.warnings)
     else:
         label = "registry: BeforeUpdate"
         assert isinstance(old, dict)
         old, old_words = _stored_system_fields(old, strategy, version)
-        words.extend(old_words)
-        conflict = _resource_version(md, meta.metadata(old), attrs, words, custom)
+        assumed.extend(old_words)
+        conflict = _resource_version(md, meta.metadata(old), attrs, assumed, custom)
         if conflict is not None:
-            return StageRecord(PLUGIN, DENIED, (*words, conflict["message"]), status=decision.failure_status(conflict),
+            return StageRecord(PLUGIN, DENIED, (conflict["message"],), status=decision.failure_status(conflict),
                                decided_by=PLUGIN)
         if not attrs.namespaced and md.get("namespace"):
             del md["namespace"]
-            words.append("metadata.namespace cleared: the kind is cluster-scoped")
+            steps.append("metadata.namespace cleared: the kind is cluster-scoped")
         md["generation"] = meta.generation(old)
         if "generation" not in meta.metadata(old):
             del md["generation"]
-        words.extend(strategies.prepare_for_update(strategy, obj, old, version, custom, attrs.subresource))
-        words.extend(_update_system_fields(md, meta.metadata(old)))
+        steps.extend(strategies.prepare_for_update(strategy, obj, old, version, custom, attrs.subresource))
+        steps.extend(_update_system_fields(md, meta.metadata(old)))
     if strategy.note:
-        words.append(strategy.note)
+        assumed.append(strategy.note)
     made = tuple(changes(label, before, obj))
+    details = {"steps": steps}
     if not made and old is attrs.old_object:
-        return StageRecord(PLUGIN, NOTHING_TO_DO, tuple(words), warnings=warnings)
-    return StageRecord(PLUGIN, ALLOWED, tuple(words), warnings=warnings,
+        return StageRecord(PLUGIN, NOTHING_TO_DO, tuple(assumed), warnings=warnings, details=details)
+    return StageRecord(PLUGIN, ALLOWED, tuple(assumed), warnings=warnings, details=details,
                        attrs=replace(attrs, object=obj, old_object=old), changes=made)
 
 
-def _create_system_fields(md: dict[str, Any], obj: Mapping[str, Any], notes: list[str]) -> list[str]:
-    words = []
+def _wipe(md: dict[str, Any]) -> list[str]:
+    """WipeObjectMetaSystemFields, in the create handler."""
     wiped = [key for key in meta.WIPED_ON_CREATE if key in md and key not in ("uid", "creationTimestamp")]
     for key in meta.WIPED_ON_CREATE:
         md.pop(key, None)
-    if wiped:
-        words.append("cleared by the create handler, a client cannot set them: "
-                     + ", ".join(f"metadata.{k}" for k in wiped))
+    if not wiped:
+        return []
+    return ["cleared by the create handler, a client cannot set them: " + ", ".join(f"metadata.{k}" for k in wiped)]
+
+
+def _create_system_fields(md: dict[str, Any], obj: Mapping[str, Any]) -> list[str]:
+    """FillObjectMetaSystemFields, with a derived uid and the fixed instant; what it generated, in words."""
     md["uid"] = meta.generated_uid(str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""),
                                    str(md.get("namespace") or ""), str(md.get("name") or ""))
     md["creationTimestamp"] = meta.NOW
-    words.append(f"metadata.uid generated ({md['uid']}: the apiserver generates a random UUID, the playground "
-                 "derives one from the object's kind, namespace and name)")
-    words.append(f"metadata.creationTimestamp set to {meta.NOW} (the playground's fixed instant for the "
-                 "current time)")
-    if md.get("generateName") and any("generateName" in n for n in notes):
-        words.append(f"metadata.name {md.get('name')!r} was generated from generateName "
-                     f"{md.get('generateName')!r} when the request was built")
-    return words
+    return [f"metadata.uid generated ({md['uid']}: the apiserver generates a random UUID, the playground derives "
+            "one from the object's kind, namespace and name)",
+            f"metadata.creationTimestamp set to {meta.NOW} (the playground's fixed instant for the current time)"]
 
 
 def _stored_system_fields(old: dict[str, Any], strategy: strategies.Strategy,
