@@ -74,6 +74,7 @@ CONFIG_DEFAULTS = {
 _QUOTA = "share_quota"
 _STORED = "store_bytes"
 _STORED_FOR = 60.0  # seconds the store's size is trusted before it is read again (other processes write too)
+_STORED_FRESH = 5.0  # ... and, when it says the store is full, before it is read again to be sure
 
 
 class OverBudget(Exception):
@@ -100,9 +101,11 @@ def _quota() -> ratelimit.Buckets | None:
 
 
 def _stored_bytes(store: scenarios.Store, *, fresh: bool = False) -> int:
+    """The bytes the store holds: read at most once a minute (or, ``fresh``, once every few seconds: a full store
+    refusing shares must not read its whole table for each refusal), plus what this process stored since."""
     known = current_app.extensions.get(_STORED)
     now = time.monotonic()
-    if fresh or known is None or now - known[1] > _STORED_FOR:
+    if known is None or now - known[1] > (_STORED_FRESH if fresh else _STORED_FOR):
         known = current_app.extensions[_STORED] = [store.total_bytes(), now]
     return int(known[0])
 
