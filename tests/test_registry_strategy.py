@@ -816,3 +816,18 @@ def test_topology_spread_match_label_keys_from_1_34() -> None:
         "matchLabels": {"tier": "a"}, "matchExpressions": [{"key": "app", "operator": "In", "values": ["web"]}]}
     strategies.prepare_for_create(strategies.STRATEGIES[("", "Pod")], before, V133, False)
     assert before["spec"]["topologySpreadConstraints"][0]["labelSelector"] == {"matchLabels": {"tier": "a"}}
+
+
+def test_deleted_object_carries_its_creation_fields() -> None:
+    """The stored object of a DELETE, pasted without them, carries the uid, creationTimestamp and generation the
+    registry gave it on create."""
+    out = run(copy.deepcopy(DEPLOYMENT), request={"operation": "DELETE"})
+    md = out["oldObject"]["metadata"]
+    assert md["uid"] == meta.generated_uid("apps/v1", "Deployment", "default", "web")
+    assert md["creationTimestamp"] == meta.NOW and md["generation"] == 1
+    assert out["object"] is None
+
+
+def test_nothing_is_noted_for_other_subresources_or_as_pasted() -> None:
+    out = run(copy.deepcopy(DEPLOYMENT), request={"asStored": False})
+    assert not [n for n in out["notes"] if n.startswith(("registry:", "field manager:"))]

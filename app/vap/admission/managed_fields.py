@@ -42,13 +42,10 @@ def manager_of(attrs: Any) -> tuple[str, bool]:
 def admit(state: RequestState, stored: Stored) -> StageRecord:
     """Record the request's manager in the object's managedFields."""
     attrs = state.attrs
-    if not attrs.as_stored:
-        return StageRecord(PLUGIN, NOTHING_TO_DO, ("asStored: false: the policies see the objects as pasted",))
-    if attrs.operation not in ("CREATE", "UPDATE") or not isinstance(attrs.object, dict):
-        return StageRecord(PLUGIN, NOTHING_TO_DO)
-    if attrs.subresource not in ("", "status") or (attrs.operation == "UPDATE"
-                                                    and not isinstance(attrs.old_object, dict)):
-        return StageRecord(PLUGIN, NOTHING_TO_DO)
+    if (not attrs.as_stored or attrs.operation not in ("CREATE", "UPDATE") or not isinstance(attrs.object, dict)
+            or attrs.subresource not in ("", "status")
+            or (attrs.operation == "UPDATE" and not isinstance(attrs.old_object, dict))):
+        return _NOTHING
     manager, named = manager_of(attrs)
     info = stored.table.by_kind(attrs.kind.group, attrs.kind.version, attrs.kind.kind)
     has_status = info is not None and "status" in info.subresources  # the strategy resets the status
@@ -63,6 +60,9 @@ def admit(state: RequestState, stored: Stored) -> StageRecord:
     if record.attrs is None:
         return record
     return replace(record, attrs=replace(attrs, object=record.attrs.object))
+
+
+_NOTHING = StageRecord(PLUGIN, NOTHING_TO_DO)
 
 
 def not_reached(state: RequestState, stored: Stored) -> StageRecord:

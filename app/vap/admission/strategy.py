@@ -42,17 +42,16 @@ _GENERIC = strategies.Strategy("k8s.io/apiserver/pkg/registry/rest")
 
 
 def admit(state: RequestState, stored: Stored) -> StageRecord:
-    """BeforeCreate or BeforeUpdate on the request's object."""
+    """BeforeCreate or BeforeUpdate on the request's object (for a DELETE, the stored object's creation fields)."""
     attrs = state.attrs
-    if not attrs.as_stored:
-        return StageRecord(PLUGIN, NOTHING_TO_DO, ("asStored: false: the policies see the objects as pasted",))
+    if not attrs.as_stored or attrs.subresource not in ("", "status"):
+        return _NOTHING  # other subresources (scale, binding, eviction, ...) have their own storage
+    if attrs.operation == "DELETE" and isinstance(attrs.old_object, dict) and attrs.subresource == "":
+        return _deleted(state, stored)
     if attrs.operation not in ("CREATE", "UPDATE") or not isinstance(attrs.object, dict):
-        return StageRecord(PLUGIN, NOTHING_TO_DO)
-    if attrs.subresource not in ("", "status"):
-        return StageRecord(PLUGIN, NOTHING_TO_DO, (f"the {attrs.subresource} subresource has its own storage: "
-                                                   "the playground leaves its object as it is",))
+        return _NOTHING
     if attrs.operation == "UPDATE" and not isinstance(attrs.old_object, dict):
-        return StageRecord(PLUGIN, NOTHING_TO_DO, ("no stored object to update",))
+        return _NOTHING
     key = (attrs.operation, attrs.subresource, attrs.namespace, attrs.namespaced, attrs.name, stored.version,
            stored.schemas.key, id(attrs.old_object),
            _frozen(attrs.user_info) if attrs.kind.kind == "CertificateSigningRequest" else None,
@@ -66,6 +65,27 @@ def admit(state: RequestState, stored: Stored) -> StageRecord:
     if record.attrs is None:
         return record
     return replace(record, attrs=replace(attrs, object=record.attrs.object, old_object=record.attrs.old_object))
+
+
+_NOTHING = StageRecord(PLUGIN, NOTHING_TO_DO)
+
+
+def _deleted(state: RequestState, stored: Stored) -> StageRecord:
+    """A DELETE: the stored object carries the system fields it was created with."""
+    attrs = state.attrs
+    old = attrs.old_object
+    key = ("DELETE", stored.version, stored.schemas.key)
+    kept = _KEPT.get(old, key)
+    if kept is None:
+        strategy, _ = _strategy_of(old, stored)
+        filled, words = _stored_system_fields(old, strategy, version_tuple(stored.version))
+        kept = (old, StageRecord(PLUGIN, NOTHING_TO_DO) if filled is old else
+                StageRecord(PLUGIN, ALLOWED, tuple(words), attrs=replace(attrs, old_object=filled)))
+        _KEPT.put(old, kept, key)
+    record = kept[1]
+    if record.attrs is None:
+        return record
+    return replace(record, attrs=replace(attrs, old_object=record.attrs.old_object))
 
 
 def _frozen(value: Any) -> Any:
