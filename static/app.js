@@ -19,7 +19,8 @@
   var typingTimer = null;
   var generation = 0;      // counts Back/Forward moves: an evaluation asked for before one is not shown
   var requestGeneration = 0;
-  var awaiting = false;    // an evaluation's answer is awaited: its swap makes the history entry
+  var awaiting = false;
+  var servedResult = true; // the result region is still the one the page was served with    // an evaluation's answer is awaited: its swap makes the history entry
 
   function form() {
     return document.getElementById("playground");
@@ -476,36 +477,33 @@
   }
 
   // The result regions as shown for a history entry (the result, the test cases matrix, a workshop
-  // exercise's checks): kept in sessionStorage under the entry's id.
+  // exercise's checks), kept as copies of their elements while the page is open: no markup is written
+  // from a string. After a reload the entry's panes are evaluated again instead.
   var REGIONS = ["result", "testcases-result", "checks"];
+  var shown = {};          // entry id -> {region id: a copy of its element}
+  var shownOrder = [];
 
   function keepResult(id) {
-    var session = storage("sessionStorage");
-    if (!session || !document.getElementById("result")) { return; }
+    if (!document.getElementById("result")) { return; }
     var kept = {};
     REGIONS.forEach(function (region) {
       var el = document.getElementById(region);
-      if (el) { kept[region] = el.outerHTML; }
+      if (el) { kept[region] = el.cloneNode(true); }
     });
-    var ids = readJSON(session, "ap:results", []).filter(function (x) { return x !== id; });
-    ids.push(id);
-    while (ids.length > 40) { session.removeItem("ap:result:" + ids.shift()); }
-    while (!writeJSON(session, "ap:result:" + id, kept) && ids.length > 1) {
-      session.removeItem("ap:result:" + ids.shift());
-    }
-    writeJSON(session, "ap:results", ids);
+    shownOrder = shownOrder.filter(function (x) { return x !== id; });
+    shownOrder.push(id);
+    shown[id] = kept;
+    while (shownOrder.length > 50) { delete shown[shownOrder.shift()]; }
   }
 
   function restoreResult(id) {
-    var kept = readJSON(storage("sessionStorage"), "ap:result:" + id, null);
+    var kept = shown[id];
     if (!kept || !kept.result || !document.getElementById("result")) { return false; }
-    var holder = document.createElement("div");
+    servedResult = false;
     REGIONS.forEach(function (region) {
       var el = document.getElementById(region);
       if (!el || !kept[region]) { return; }
-      holder.innerHTML = kept[region];
-      var fresh = holder.querySelector("#" + region);
-      if (!fresh) { return; }
+      var fresh = kept[region].cloneNode(true);
       fresh.removeAttribute("hx-swap-oob");
       el.replaceWith(fresh);
       if (window.htmx) { window.htmx.process(fresh); }
@@ -528,14 +526,20 @@
   function showEntry(state) {
     entryId = state.id;
     var live = readJSON(storage("sessionStorage"), "ap:live:" + state.id, null);
-    applyValues(live || state.values || {});
-    if (!restoreResult(state.id)) {
+    var evaluatedValues = state.values || {};
+    applyValues(live || evaluatedValues);
+    if (restoreResult(state.id)) { return; }
+    if (servedResult && sameValues(evaluatedValues, pristine)) {
+      keepResult(state.id);             // the page came with this very result
+    } else {
+      generation += 1;
       evaluate({record: false});
     }
   }
 
   // Each evaluation asked for on the page is a history entry with the values evaluated.
   function evaluated() {
+    servedResult = false;
     var values = submitted || currentValues();
     submitted = null;
     if (record && entryId !== null) {

@@ -53,7 +53,7 @@ def test_each_evaluation_is_a_history_entry_for_back_and_forward(page, screensho
     # a reload shows the last evaluation, panes and result
     page.reload()
     assert "replicas: 2" in editor_text(page, "object")
-    assert page.locator("#result").get_attribute("data-decision") == "allowed"
+    page.locator('#result[data-decision="allowed"]').wait_for()
 
     page.go_back()
     page.locator("#result [data-validation-message]", has_text="got 7").wait_for()
