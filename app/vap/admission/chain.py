@@ -1,14 +1,14 @@
 """The admission chain: the stages of kube-apiserver's request path, run in their real order.
 
-A write request goes, in kube-apiserver, through: decoding the body into the kind's object; the
-scheme's defaults and the registry strategy's create or update steps; mutating admission (the built-in
-mutating plugins, MutatingAdmissionPolicy, then MutatingAdmissionWebhook); schema validation;
-validating admission (ValidatingAdmissionPolicy, then ValidatingAdmissionWebhook); and the decision
-(k8s.io/apiserver/pkg/endpoints/handlers/create.go and update.go; the plugin order is
-pkg/kubeapiserver/options/plugins.go). The playground builds the request's attributes from the panes
-(:mod:`app.vap.request`), then runs the stages below, each a module named after it: decoding with the
-scheme's defaults (:mod:`.decode`), then the admission plugins. The registry strategies and the built-in
-mutating plugins have their place between decoding and the first plugin: they are not reproduced yet.
+A write request goes, in kube-apiserver, through: decoding the body into the kind's object with the scheme's
+defaults; the field manager's managedFields; mutating admission (the built-in mutating plugins,
+MutatingAdmissionPolicy, then MutatingAdmissionWebhook); the registry's create or update steps (system fields, the
+kind's strategy); validating admission (the built-in plugins' checks, ValidatingAdmissionPolicy, then
+ValidatingAdmissionWebhook); and the decision (k8s.io/apiserver/pkg/endpoints/handlers/create.go and update.go,
+pkg/registry/rest/create.go; the plugin order is pkg/kubeapiserver/options/plugins.go). The playground builds the
+request's attributes from the panes (:mod:`app.vap.request`), then runs the stages of ``_MODULES`` in that order,
+each a module named after it (the built-in plugins in :mod:`.plugins`). Not reproduced yet: MutatingAdmissionPolicy,
+and the kind's own validation between mutating and validating admission.
 
 Each stage takes the request state and returns its record; the first stage that fails the request
 ends it, and every later stage is recorded as not reached. The response is built from these records
