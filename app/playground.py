@@ -70,9 +70,13 @@ def test_cases(values: dict[str, str], result: dict[str, Any]) -> dict[str, Any]
     if not tests or not tests.strip() or result.get("error"):
         return None
     try:
-        return evaluations.run("test_cases", forms.payload_from(values), tests)
+        summary = evaluations.run("test_cases", forms.payload_from(values), tests)
     except EvaluationStopped as exc:
         return errors.stopped_suite(exc)
+    if isinstance(summary, dict) and summary.get("problems"):  # an unclosed quote: at the quote, as in the panes
+        placed = placed_problems(values, [{**p, "pane": "testCases"} for p in summary["problems"]])
+        summary = {**summary, "problems": placed}
+    return summary
 
 
 def result_partial(result: dict[str, Any]) -> str:

@@ -64,3 +64,13 @@ def test_added_cases_are_named_after_operation_and_object_and_numbered():
     update = "- name: Deployment web\n  object: a\n  oldObject: b\n  expect: allowed\n"
     assert named_after_request("", update).startswith("- name: UPDATE Deployment web\n")
     assert named_after_request("", "not: a list\n") == "not: a list\n"
+
+
+def test_an_unclosed_quote_in_the_test_cases_is_placed_at_the_quote(client):
+    from app import examples
+
+    cases = '- name: "broken\n  object: x\n  expect: allowed\n- name: "b"\n'
+    form = {name: value or "" for name, value in {**examples.default().form(), "testCases": cases}.items()}
+    html = client.post("/evaluate", data=form, headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert 'data-pane="testCases"\n        data-line="1" data-column="9"' in html
+    assert "opened at line 1, column 9 is not closed on its line" in html
