@@ -526,7 +526,7 @@
   function showEntry(state) {
     entryId = state.id;
     var live = readJSON(storage("sessionStorage"), "ap:live:" + state.id, null);
-    var evaluatedValues = state.values || {};
+    var evaluatedValues = state.values || live || currentValues();
     applyValues(live || evaluatedValues);
     if (restoreResult(state.id)) { return; }
     if (servedResult && sameValues(evaluatedValues, pristine)) {
@@ -540,13 +540,18 @@
   // Each evaluation asked for on the page is a history entry with the values evaluated.
   function evaluated() {
     servedResult = false;
+    showEdited();
     var values = submitted || currentValues();
     submitted = null;
     if (record && entryId !== null) {
       var session = storage("sessionStorage");
       if (session) { session.removeItem("ap:live:" + entryId); }  // the edits are the new entry's values
       entryId = newId();
-      history.pushState({ap: 1, id: entryId, values: values}, "", location.href);
+      try {
+        history.pushState({ap: 1, id: entryId, values: values}, "", location.href);
+      } catch (e) {     // panes too large for a history entry: the entry has the result, not the panes
+        history.pushState({ap: 1, id: entryId, values: null}, "", location.href);
+      }
       writeJSON(session, "ap:live:" + entryId, currentValues());
     }
     record = true;
@@ -568,7 +573,11 @@
       showEntry(state);          // a reload, or a page brought back by Back or Forward
     } else {
       entryId = newId();
-      history.replaceState({ap: 1, id: entryId, values: pristine}, "", location.href);
+      try {
+        history.replaceState({ap: 1, id: entryId, values: pristine}, "", location.href);
+      } catch (e) {
+        history.replaceState({ap: 1, id: entryId, values: null}, "", location.href);
+      }
       keepResult(entryId);
     }
     window.addEventListener("popstate", function (event) {
