@@ -12,6 +12,15 @@ from .test_page import editor_text, replace_line_end
 pytestmark = pytest.mark.browser
 
 
+@pytest.fixture(autouse=True)
+def settled(page):
+    """End each test with no evaluation in flight: a reload or Back evaluates the panes again, and an answer cut
+    off by closing the page should not overlap the next test's first evaluation."""
+    yield
+    if page.url.startswith("http"):
+        page.wait_for_function("() => !document.querySelector('.htmx-request')")
+
+
 def wait_kept(page):
     """Let the debounced save of what was typed run."""
     page.wait_for_timeout(400)
