@@ -77,7 +77,7 @@ def test_with_the_switch_off_nothing_is_kept_between_evaluations(plain_core):
     body = _kept_body({"expression": "object.metadata.name == 'o'"})
     for _ in range(5):
         evaluate_module.evaluate(copy.deepcopy(body))
-    assert not panes.PANES._entries and not keeping._KEPT and not cost_cache._ENTRIES
+    assert not panes.PANES._entries and not keeping.kept_here() and not cost_cache._ENTRIES
     assert len(request._COPIES) == 0 and len(dispatcher._VERSIONED) == 0
     compiled = compiler.compile_policy("p", {"validations": [{"expression": "object.spec.replicas < 3"}]},
                                         library.DEFAULT_VERSION)
@@ -713,7 +713,7 @@ def test_a_policy_evaluated_from_several_threads_at_once_answers_alike():
 
 
 def _activations_kept() -> int:
-    return sum(kept.activation is not None for kept in keeping._KEPT.values())
+    return sum(kept.activation is not None for kept in keeping.kept_here().values())
 
 
 def test_values_are_kept_from_the_second_evaluation_of_the_same_documents(monkeypatch):
@@ -744,3 +744,26 @@ def test_values_an_evaluation_worked_hard_on_are_not_kept():
     for _ in range(6):
         evaluate_module.evaluate(body)
         assert _activations_kept() == 0
+
+
+def test_a_thread_never_finds_the_values_another_thread_kept(monkeypatch):
+    # an engine activation belongs to the thread that made it; a new thread may get the identifier of one
+    # that ended, never its kept values
+    import threading
+
+    monkeypatch.setattr(keeping, "_KEPT_SECONDS", 1.0)
+    fast.clear()
+    body = _kept_body({"expression": "object.metadata.name == 'o'"})
+    seen: list[tuple[int, int, int]] = []
+
+    def run() -> None:
+        before = len(keeping.kept_here())
+        for _ in range(5):
+            evaluate_module.evaluate(body)
+        seen.append((threading.get_ident(), before, _activations_kept()))
+
+    for _ in range(3):  # one after the other: the identifiers are usually reused
+        thread = threading.Thread(target=run)
+        thread.start()
+        thread.join()
+    assert [(before, kept) for _, before, kept in seen] == [(0, 1)] * 3

@@ -11,8 +11,8 @@ kept or reused.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable
-from threading import get_ident
 from typing import Any
 
 from .. import cel, fast
@@ -32,7 +32,7 @@ class Kept:
 
     __slots__ = ("key", "policy", "object", "old_object", "params", "inputs", "activation", "spent")
 
-    def __init__(self, key: tuple[int, int, int], policy: Any, inv: Any,
+    def __init__(self, key: tuple[int, int], policy: Any, inv: Any,
                  inputs: dict[str, Any] | None, activation: cel.Activation | None) -> None:
         self.key, self.policy = key, policy
         self.object, self.old_object, self.params = inv.object, inv.old_object, inv.params
@@ -40,27 +40,39 @@ class Kept:
         self.spent = 0.0
 
 
-# (ids of the policy, the params and the thread: an engine activation is never shared between threads)
-# -> what was kept; each holds its policy and documents, so that no id is reused while it is kept
-_KEPT: dict[tuple[int, int, int], Kept] = {}
+# Per thread (an engine activation belongs to the thread that made it, and is never handed to another: a
+# thread's identifier can be reused by a new thread once it ends, its thread-local values cannot):
+# (ids of the policy and the params) -> what was kept; each holds its policy and documents, so that no id is
+# reused while it is kept.
+_LOCAL = threading.local()
+_GENERATION = [0]  # bumped by clear(): a thread's entries of an earlier generation are forgotten
 _KEPT_MAX = 16
 _KEPT_SECONDS = 0.00025  # evaluating on a kept activation before it is made afresh (its memory: < 1 MB)
 _KEPT_SIZE = 2_000  # the size of a kept activation's inputs, at most (see _small)
 
 
 def clear() -> None:
-    """Forget the values kept for later evaluations."""
-    _KEPT.clear()
+    """Forget the values kept for later evaluations (in every thread)."""
+    _GENERATION[0] += 1
+
+
+def kept_here() -> dict[tuple[int, int], Kept]:
+    """This thread's kept values."""
+    entries = getattr(_LOCAL, "entries", None)
+    if entries is None or _LOCAL.generation != _GENERATION[0]:
+        entries = _LOCAL.entries = {}
+        _LOCAL.generation = _GENERATION[0]
+    return entries
 
 
 fast.register("validator.kept", clear)
 
 
-def _noted(policy: Any, inv: Any) -> tuple[tuple[int, int, int], Kept | None]:
+def _noted(policy: Any, inv: Any) -> tuple[tuple[int, int], Kept | None]:
     """The key of this policy's entry for the thread, and the entry when it notes the same documents
     (kept values, or a note of their first evaluation)."""
-    key = (id(policy), id(inv.params), get_ident())
-    entry = _KEPT.get(key)
+    key = (id(policy), id(inv.params))
+    entry = kept_here().get(key)
     if (entry is None or entry.policy is not policy or entry.object is not inv.object
             or entry.old_object is not inv.old_object or entry.params is not inv.params):
         return key, None
@@ -134,11 +146,12 @@ def keep(policy: Any, pruners: tuple[Callable[[Any], Any] | None, ...], inv: Any
     return kept
 
 
-def _note(key: tuple[int, int, int], kept: Kept) -> None:
-    _KEPT.pop(key, None)
-    if len(_KEPT) >= _KEPT_MAX:
-        del _KEPT[next(iter(_KEPT))]  # the oldest
-    _KEPT[key] = kept
+def _note(key: tuple[int, int], kept: Kept) -> None:
+    entries = kept_here()
+    entries.pop(key, None)
+    if len(entries) >= _KEPT_MAX:
+        del entries[next(iter(entries))]  # the oldest
+    entries[key] = kept
 
 
 def _small(value: Any, room: int) -> int:
@@ -166,9 +179,10 @@ def spend(kept: Kept, seconds: float) -> None:
     """Count ``seconds`` of evaluating on ``kept``: past its allowance its activation is made afresh on
     the next evaluation of the same documents; one whose cost could not be estimated is forgotten."""
     kept.spent += seconds
-    if (kept.spent > _KEPT_SECONDS or kept.activation.costs is None) and _KEPT.get(kept.key) is kept:
+    entries = kept_here()
+    if (kept.spent > _KEPT_SECONDS or kept.activation.costs is None) and entries.get(kept.key) is kept:
         if kept.activation.costs is None:
-            del _KEPT[kept.key]
+            del entries[kept.key]
         else:  # made afresh on the next evaluation of the same documents
             kept.inputs = kept.activation = None
             kept.spent = 0.0
