@@ -712,7 +712,10 @@ def validate_policy(obj: dict, compile_check: CompileCheck | None = None) -> lis
     return errs + _validate_policy_spec(_obj(obj, "spec"), name, compile_check)
 
 
-def _validate_policy_spec(spec: dict, name: str, check: CompileCheck | None) -> list[FieldError]:
+def policy_spec_head(spec: dict) -> tuple[list[FieldError], bool, Any]:
+    """What both kinds of admission policy validate first, in the apiserver's order: failurePolicy, paramKind and
+    matchConstraints. Returns the errors, whether the policy has params, and its matchConstraints (None when
+    absent)."""
     errs: list[FieldError] = []
     failure_policy = spec.get("failurePolicy")
     if failure_policy is None:
@@ -729,6 +732,11 @@ def _validate_policy_spec(spec: dict, name: str, check: CompileCheck | None) -> 
         errs += _validate_match_resources(constraints, "spec.matchConstraints")
         if not _objs(constraints, "resourceRules"):
             errs.append(required("spec.matchConstraints.resourceRules"))
+    return errs, has_params, constraints
+
+
+def _validate_policy_spec(spec: dict, name: str, check: CompileCheck | None) -> list[FieldError]:
+    errs, has_params, _ = policy_spec_head(spec)
     conditions = _objs(spec, "matchConditions")
     errs += _validate_match_conditions(conditions, "spec.matchConditions", has_params, check)
     for i, variable in enumerate(_objs(spec, "variables")):

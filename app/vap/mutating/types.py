@@ -45,11 +45,11 @@ from app.vap.validation import (
     _validate_match_conditions,
     _validate_match_resources,
     _validate_object_meta,
-    _validate_param_kind,
     _validate_param_ref,
     _validate_variable,
     invalid,
     not_supported,
+    policy_spec_head,
     required,
 )
 
@@ -132,21 +132,9 @@ def validate_mutating_policy(obj: dict, compile_check: CompileCheck | None = Non
         return errs
     errs, _ = _validate_object_meta(_obj(obj, "metadata"), "metadata")
     spec = _obj(obj, "spec")
-    failure_policy = spec.get("failurePolicy")
-    if failure_policy is None:
-        errs.append(required("spec.failurePolicy"))
-    elif failure_policy not in ("Fail", "Ignore"):
-        errs.append(not_supported("spec.failurePolicy", _Named(failure_policy), ["Fail", "Ignore"]))
-    has_params = spec.get("paramKind") is not None
-    if has_params:
-        errs += _validate_param_kind(spec["paramKind"], "spec.paramKind")
-    constraints = spec.get("matchConstraints")
-    if constraints is None:
-        errs.append(required("spec.matchConstraints"))
-    else:
-        errs += _validate_match_resources(constraints, "spec.matchConstraints")
-        if not _objs(constraints, "resourceRules"):
-            errs.append(required("spec.matchConstraints.resourceRules"))
+    head, has_params, constraints = policy_spec_head(spec)
+    errs += head
+    if constraints is not None:
         errs += _mutating_operations(constraints, "spec.matchConstraints")
     errs += _validate_match_conditions(_objs(spec, "matchConditions"), "spec.matchConditions", has_params,
                                        compile_check)
