@@ -1,4 +1,5 @@
-"""kubectl's rendering of the apiserver's refusal (app/vap/decision.py, as kubectl/pkg/cmd/util/helpers.go prints it), on the page and in the CLI alike."""
+"""kubectl's rendering of the apiserver's refusal (app/vap/decision.py, as kubectl/pkg/cmd/util/helpers.go prints
+it), on the page and in the CLI alike."""
 
 from __future__ import annotations
 
