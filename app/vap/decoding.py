@@ -126,6 +126,8 @@ def _decode(obj: Any, schemas: SchemaSet, version: tuple[int, int]) -> Decoded:
     else:
         value, added = defaulting.apply(value, schema, schemas, version, registry=typed.REGISTRY, stage=DECODING)
         made.extend(added)
+        value, canonical = typed.canonical_quantities(value, schema.root, schemas)
+        made.extend(canonical)
         value, defaulted = defaulting.apply(value, schema, schemas, version)
     made.extend(defaulted)
     return Decoded(value, tuple(render_path(p) for p in unknown), None, tuple(made))

@@ -11,14 +11,20 @@ cases policies commonly meet, not every type:
 * the ``metadata`` of ``PodTemplateSpec``, ``JobTemplateSpec`` and ``PersistentVolumeClaimTemplate`` (an
   ``ObjectMeta`` value): present in every template, as ``{creationTimestamp: null}`` when none was given;
 * ``Container.resources`` and ``EphemeralContainer.resources`` (a ``ResourceRequirements`` value): ``{}``;
-* ``Role.rules`` and ``ClusterRole.rules`` (``json:"rules"``, no omitempty): ``null`` when left out.
+* ``Role.rules`` and ``ClusterRole.rules`` (``json:"rules"``, no omitempty): ``null`` when left out;
+* every ``resource.Quantity`` as it serialises: in its canonical form (:func:`canonical_quantities`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from ..changes import REPLACE, Change
+from ..schemas import SchemaSet
 from . import Context, Registered
+from .core_v1 import _quantity as quantity_form
+from .core_v1 import canonical_quantity
 
 REGISTRY: dict[str, list[Registered]] = {}
 STAGE = "decoding"
@@ -62,3 +68,62 @@ def _rules(value: dict[str, Any], context: Context) -> None:
 
 for _role in ("io.k8s.api.rbac.v1.Role", "io.k8s.api.rbac.v1.ClusterRole"):
     _register(_role, "rules has no omitempty")(_rules)
+
+
+QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+QUANTITY_STAGE = f"{STAGE}: resource.Quantity is written in its canonical form"
+
+
+def canonical_quantities(obj: dict[str, Any], root: Mapping[str, Any],
+                         schemas: SchemaSet) -> tuple[dict[str, Any], list[Change]]:
+    """The object with every quantity of its kind's schema written as ``resource.Quantity`` serialises it
+    (``0.5`` as ``500m``, ``1024Mi`` as ``1Gi``, a JSON number as a string), and each one rewritten; ``obj`` is
+    left as it is (only the containers on the way to a rewritten quantity are copied)."""
+    made: list[Change] = []
+    out = _canonical(obj, root, schemas, (), made)
+    return out, made
+
+
+def _canonical(value: Any, node: Mapping[str, Any], schemas: SchemaSet, path: tuple[Any, ...],
+               made: list[Change]) -> Any:
+    definition = None
+    seen = 0
+    while isinstance(node, Mapping) and "$ref" in node and seen < 16:
+        definition = str(node["$ref"])
+        node = schemas.definition(definition) or {}
+        seen += 1
+    if definition == QUANTITY:
+        parsed = quantity_form(value)
+        if parsed is None:
+            return value
+        text = canonical_quantity(*parsed)
+        if text == value:
+            return value
+        made.append(Change(QUANTITY_STAGE, path, REPLACE, value, text))
+        return text
+    if isinstance(value, dict):
+        properties = node.get("properties") if isinstance(node.get("properties"), Mapping) else None
+        extra = node.get("additionalProperties") if isinstance(node.get("additionalProperties"), Mapping) else None
+        if properties is None and extra is None:
+            return value
+        out = value
+        for key, child in value.items():
+            child_node = properties.get(key) if properties is not None else extra
+            if not isinstance(child_node, Mapping) or child is None:
+                continue
+            new = _canonical(child, child_node, schemas, (*path, key), made)
+            if new is not child:
+                if out is value:
+                    out = dict(value)
+                out[key] = new
+        return out
+    if isinstance(value, list) and isinstance(node.get("items"), Mapping):
+        out_list = value
+        for index, item in enumerate(value):
+            new = _canonical(item, node["items"], schemas, (*path, index), made)
+            if new is not item:
+                if out_list is value:
+                    out_list = list(value)
+                out_list[index] = new
+        return out_list
+    return value
