@@ -8,8 +8,9 @@ matrix. What the result says comes from :func:`app.vap.evaluate`; this module on
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import yaml
@@ -18,6 +19,7 @@ from flask import Response, make_response, render_template, request
 from . import errors, evaluations, examples, forms, ratelimit, vap
 from .isolation import EvaluationStopped
 from .vap import decision
+from .vap.changes import ADD, REMOVE, Path, differences, render_path
 from .vap.request import OPERATIONS
 
 
@@ -61,6 +63,7 @@ def summarize(values: dict[str, str]) -> dict[str, Any]:
         "kubectl": kubectl_text(response),
         "problems": problems,
         "request": response.get("request") if isinstance(response.get("request"), dict) else None,
+        "oldNew": old_and_new(response),
     }
 
 
@@ -285,3 +288,50 @@ def _runaway_quote(text: str, line: int, column: int) -> tuple[int, int, str] | 
             and last.start_mark.line != last.end_mark.line):
         return last.start_mark.line + 1, last.start_mark.column + 1, last.style
     return None
+
+
+# --- an UPDATE's old and new object, side by side -------------------------------------------------------------------
+
+OLD_NEW_ROWS = 400  # rows shown of each list (changed, unchanged); the rest are counted
+
+
+def old_and_new(response: Mapping[str, Any]) -> dict[str, Any] | None:
+    """For an UPDATE with both objects: the differences from ``oldObject`` to ``object`` field by field (an added or
+    removed mapping or list as its leaves), and the fields that stayed the same, each value as one line of JSON."""
+    old, new = response.get("oldObject"), response.get("object")
+    req = response.get("request") if isinstance(response.get("request"), Mapping) else {}
+    if req.get("operation") != "UPDATE" or not isinstance(old, dict) or not isinstance(new, dict):
+        return None
+    changed: list[dict[str, str]] = []
+    changed_paths: list[Path] = []
+    for op, path, before, after in differences(old, new):
+        changed_paths.append(path)
+        if op in (ADD, REMOVE):
+            for leaf, value in _leaves(after if op == ADD else before, path):
+                shown = _line(value)
+                changed.append({"op": op, "path": render_path(leaf) or "(the object)",
+                                "before": "" if op == ADD else shown, "after": "" if op == REMOVE else shown})
+        else:
+            changed.append({"op": op, "path": render_path(path) or "(the object)",
+                            "before": _line(before), "after": _line(after)})
+    unchanged = [{"path": render_path(leaf), "value": _line(value)} for leaf, value in _leaves(new, ())
+                 if not any(leaf[:len(c)] == c for c in changed_paths)]
+    return {"changed": changed[:OLD_NEW_ROWS], "changedMore": max(0, len(changed) - OLD_NEW_ROWS),
+            "changedCount": len(changed), "unchanged": unchanged[:OLD_NEW_ROWS],
+            "unchangedMore": max(0, len(unchanged) - OLD_NEW_ROWS), "unchangedCount": len(unchanged)}
+
+
+def _leaves(value: Any, path: Path) -> Iterator[tuple[Path, Any]]:
+    """The scalars (and empty mappings and lists) of a value, with their paths, in document order."""
+    if isinstance(value, dict) and value:
+        for key, item in value.items():
+            yield from _leaves(item, (*path, key))
+    elif isinstance(value, list) and value:
+        for index, item in enumerate(value):
+            yield from _leaves(item, (*path, index))
+    else:
+        yield path, value
+
+
+def _line(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
