@@ -831,3 +831,148 @@ def test_deleted_object_carries_its_creation_fields() -> None:
 def test_nothing_is_noted_for_other_subresources_or_as_pasted() -> None:
     out = run(copy.deepcopy(DEPLOYMENT), request={"asStored": False})
     assert not [n for n in out["notes"] if n.startswith(("registry:", "field manager:"))]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Service allocation (pkg/registry/core/service/storage: beginCreate, beginUpdate, alloc.go), on the playground's
+# single-stack IPv4 cluster (service CIDR 10.96.0.0/12, node ports 30000-32767)
+
+
+def _service(spec: dict[str, Any], name: str = "foo", namespace: str = "default") -> dict[str, Any]:
+    """A Service named foo with one port and a selector; a None in ``spec`` removes the field."""
+    merged = {"ports": [{"name": "http", "port": 80}], "selector": {"app": "web"}, **spec}
+    return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name, "namespace": namespace},
+            "spec": {k: v for k, v in merged.items() if v is not None}}
+
+
+@pytest.mark.parametrize(("name", "spec", "policy", "families"), [
+    ("ClusterIPs:unset_Policy:unset_Families:unset", {}, "SingleStack", ["IPv4"]),
+    ("ClusterIPs:unset_Policy:unset_Families:v4", {"ipFamilies": ["IPv4"]}, "SingleStack", ["IPv4"]),
+    ("ClusterIPs:unset_Policy:PreferDualStack_Families:unset", {"ipFamilyPolicy": "PreferDualStack"},
+     "PreferDualStack", ["IPv4"]),
+    ("ClusterIPs:v4_Policy:unset_Families:unset", {"clusterIPs": ["10.96.0.10"]}, "SingleStack", ["IPv4"]),
+    ("Headless_Policy:unset_Families:unset", {"clusterIP": "None"}, "SingleStack", ["IPv4"]),
+    ("Headless_Policy:PreferDualStack_Families:unset", {"clusterIP": "None", "ipFamilyPolicy": "PreferDualStack"},
+     "PreferDualStack", ["IPv4"]),
+    ("HeadlessSelectorless_Policy:unset_Families:unset", {"clusterIP": "None", "selector": None},
+     "RequireDualStack", ["IPv4", "IPv6"]),
+    ("HeadlessSelectorless_Policy:unset_Families:v6", {"clusterIP": "None", "selector": None,
+                                                       "ipFamilies": ["IPv6"]}, "RequireDualStack", ["IPv6", "IPv4"]),
+    ("HeadlessSelectorless_Policy:SingleStack_Families:unset", {"clusterIP": "None", "selector": None,
+                                                                "ipFamilyPolicy": "SingleStack"},
+     "SingleStack", ["IPv4"]),
+    ("HeadlessSelectorless_Policy:PreferDualStack_Families:v4", {"clusterIP": "None", "selector": None,
+                                                                 "ipFamilyPolicy": "PreferDualStack",
+                                                                 "ipFamilies": ["IPv4"]},
+     "PreferDualStack", ["IPv4", "IPv6"]),
+])
+def test_create_init_ip_fields(name: str, spec: dict[str, Any], policy: str, families: list[str]) -> None:
+    """TestCreateInitIPFields (pkg/registry/core/service/storage/storage_test.go), its singlestack:v4 cases that
+    succeed: the policy and families initIPFamilyFields gives; a headless Service gets no address."""
+    out = run(_service(spec))["object"]["spec"]
+    assert out["ipFamilyPolicy"] == policy and out["ipFamilies"] == families
+    if spec.get("clusterIP") == "None":
+        assert out["clusterIP"] == "None" and out["clusterIPs"] == ["None"]
+    elif "clusterIPs" in spec:
+        assert out["clusterIP"] == spec["clusterIPs"][0] and out["clusterIPs"] == spec["clusterIPs"]
+
+
+def test_create_allocates_a_cluster_ip_in_the_service_cidr() -> None:
+    """allocClusterIPs (alloc.go; TestCreateInitIPFields expects an address for every non-headless case): the
+    address is in the CIDR, never the network address or 10.96.0.1, the same for the same Service; a given
+    clusterIP is kept and makes clusterIPs; the response notes that the address is generated."""
+    import ipaddress
+
+    seen = set()
+    for index in range(200):
+        out = run(_service({}, name=f"svc-{index}"))
+        ip = out["object"]["spec"]["clusterIP"]
+        assert out["object"]["spec"]["clusterIPs"] == [ip]
+        address = ipaddress.ip_address(ip)
+        assert address in ipaddress.ip_network("10.96.0.0/12")
+        assert ip not in ("10.96.0.0", "10.96.0.1", "10.111.255.255")
+        seen.add(ip)
+    assert len(seen) > 190
+    first = run(_service({}))
+    assert first["object"]["spec"]["clusterIP"] == run(_service({}))["object"]["spec"]["clusterIP"]
+    note = [n for n in first["notes"] if "clusterIP" in n]
+    assert len(note) == 1 and "generated" in note[0] and "single-stack IPv4" in note[0]
+    given = run(_service({"clusterIP": "10.96.5.5"}))
+    assert given["object"]["spec"]["clusterIP"] == "10.96.5.5"
+    assert given["object"]["spec"]["clusterIPs"] == ["10.96.5.5"]
+    assert not [n for n in given["notes"] if "generated" in n and "clusterIP" in n]
+
+
+def test_external_name_gets_nothing() -> None:
+    """initIPFamilyFields and allocClusterIPs leave an ExternalName Service alone."""
+    out = run(_service({"type": "ExternalName", "externalName": "db.example.com", "selector": None}))
+    spec = out["object"]["spec"]
+    assert not {"clusterIP", "clusterIPs", "ipFamilyPolicy", "ipFamilies"} & set(spec)
+    assert "nodePort" not in spec["ports"][0]
+
+
+def test_create_init_node_ports() -> None:
+    """initNodePorts (alloc.go): every port of a NodePort Service gets a node port in range, a
+    requested one is kept, ports with the same port number (TCP and UDP) share one; a ClusterIP Service gets none."""
+    spec = {"type": "NodePort", "ports": [{"name": "a", "port": 53, "protocol": "TCP"},
+                                          {"name": "b", "port": 53, "protocol": "UDP"},
+                                          {"name": "c", "port": 80, "protocol": "TCP"},
+                                          {"name": "d", "port": 81, "protocol": "TCP", "nodePort": 30093}]}
+    out = run(_service(spec))
+    ports = out["object"]["spec"]["ports"]
+    assert all(30000 <= p["nodePort"] <= 32767 for p in ports)
+    assert ports[0]["nodePort"] == ports[1]["nodePort"] != ports[2]["nodePort"]
+    assert ports[3]["nodePort"] == 30093 and 30093 not in (ports[0]["nodePort"], ports[2]["nodePort"])
+    assert [n for n in out["notes"] if "nodePort" in n and "generated" in n]
+    assert "nodePort" not in run(_service({}))["object"]["spec"]["ports"][0]
+
+
+def test_create_load_balancer_node_ports_and_health_check() -> None:
+    """shouldAllocateNodePorts and allocHealthCheckNodePort (alloc.go): a
+    LoadBalancer gets node ports unless allocateLoadBalancerNodePorts is false (a requested one is still kept);
+    externalTrafficPolicy Local gets a healthCheckNodePort, distinct from the node ports; Cluster gets none."""
+    local = run(_service({"type": "LoadBalancer", "externalTrafficPolicy": "Local"}))["object"]["spec"]
+    assert 30000 <= local["healthCheckNodePort"] <= 32767
+    assert local["healthCheckNodePort"] != local["ports"][0]["nodePort"]
+    cluster = run(_service({"type": "LoadBalancer"}))["object"]["spec"]
+    assert "healthCheckNodePort" not in cluster and 30000 <= cluster["ports"][0]["nodePort"] <= 32767
+    given = run(_service({"type": "LoadBalancer", "externalTrafficPolicy": "Local", "healthCheckNodePort": 30200}))
+    assert given["object"]["spec"]["healthCheckNodePort"] == 30200
+    off = run(_service({"type": "LoadBalancer", "allocateLoadBalancerNodePorts": False,
+                        "ports": [{"name": "a", "port": 80}, {"name": "b", "port": 81, "nodePort": 30081}]}))
+    assert "nodePort" not in off["object"]["spec"]["ports"][0]
+    assert off["object"]["spec"]["ports"][1]["nodePort"] == 30081
+
+
+def test_update_patch_allocated_values() -> None:
+    """TestPatchAllocatedValues (storage_test.go), patchAllocatedValues then updateNodePorts: an update that
+    leaves out what was allocated (kubectl apply of the same YAML) keeps the stored cluster IPs, node ports by
+    port name and health check node port; a port the stored Service did not have gets a new node port."""
+    stored = run(_service({"type": "LoadBalancer", "externalTrafficPolicy": "Local"}))["object"]
+    new = _service({"type": "LoadBalancer", "externalTrafficPolicy": "Local",
+                    "ports": [{"name": "http", "port": 80}, {"name": "https", "port": 443}]})
+    out = run(new, old=stored)
+    spec, old_spec = out["object"]["spec"], stored["spec"]
+    assert spec["clusterIP"] == old_spec["clusterIP"] and spec["clusterIPs"] == old_spec["clusterIPs"]
+    assert spec["ports"][0]["nodePort"] == old_spec["ports"][0]["nodePort"]
+    assert 30000 <= spec["ports"][1]["nodePort"] <= 32767
+    assert spec["ports"][1]["nodePort"] != spec["ports"][0]["nodePort"]
+    assert spec["healthCheckNodePort"] == old_spec["healthCheckNodePort"]
+    assert spec["ipFamilyPolicy"] == "SingleStack" and spec["ipFamilies"] == ["IPv4"]
+    to_cluster_ip = run(_service({}), old=stored)["object"]["spec"]
+    assert "nodePort" not in to_cluster_ip["ports"][0] and "healthCheckNodePort" not in to_cluster_ip
+
+
+def test_update_keeps_the_stored_ip_family_policy() -> None:
+    """initIPFamilyFields on update: an unset ipFamilyPolicy is the stored one."""
+    stored = run(_service({"ipFamilyPolicy": "PreferDualStack"}))["object"]
+    out = run(_service({}), old=stored)["object"]["spec"]
+    assert out["ipFamilyPolicy"] == "PreferDualStack" and out["clusterIP"] == stored["spec"]["clusterIP"]
+
+
+def test_update_from_external_name_allocates() -> None:
+    """updateClusterIPs, case A (alloc.go): a Service leaving ExternalName gets its cluster IP then."""
+    stored = run(_service({"type": "ExternalName", "externalName": "db.example.com"}))["object"]
+    out = run(_service({}), old=stored)
+    assert out["object"]["spec"]["clusterIP"].startswith("10.")
+    assert [n for n in out["notes"] if "clusterIP" in n and "generated" in n]

@@ -149,6 +149,7 @@ def _admit(state: RequestState, stored: Stored) -> StageRecord:
         ctx = strategies.Context(version, attrs.user_info)
         steps.extend(strategies.prepare_for_create(strategy, obj, version, custom, ctx))
         warnings = tuple(ctx.warnings)
+        assumed.extend(ctx.notes)
     else:
         label = "registry: BeforeUpdate"
         assert isinstance(old, dict)
@@ -164,8 +165,10 @@ def _admit(state: RequestState, stored: Stored) -> StageRecord:
         md["generation"] = meta.generation(old)
         if "generation" not in meta.metadata(old):
             del md["generation"]
-        steps.extend(strategies.prepare_for_update(strategy, obj, old, version, custom, attrs.subresource))
+        ctx = strategies.Context(version, attrs.user_info)
+        steps.extend(strategies.prepare_for_update(strategy, obj, old, version, custom, attrs.subresource, ctx))
         steps.extend(_update_system_fields(md, meta.metadata(old)))
+        assumed.extend(ctx.notes)
     if strategy.note:
         assumed.append(strategy.note)
     made = tuple(changes(label, before, obj))

@@ -37,7 +37,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import meta, qos
+from . import meta, qos, service_alloc
 
 Obj = dict[str, Any]
 Version = tuple[int, int]
@@ -51,6 +51,7 @@ class Context:
     version: Version
     user: Mapping[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the step generated, for the stage's explanation
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,10 @@ class Strategy:
     on_update: tuple[Callable[[Obj, Mapping[str, Any]], list[str]], ...] = ()
     status_update_keeps: tuple[tuple[str, ...], ...] = ()  # metadata fields a status update takes from the stored
     on_status_update: tuple[Callable[[Obj, Mapping[str, Any]], list[str]], ...] = ()
+    # the storage's own step around the strategy: BeginCreate runs before PrepareForCreate, BeginUpdate after
+    # PrepareForUpdate (k8s.io/apiserver/pkg/registry/generic/registry/store.go)
+    begin_create: Callable[[Obj, Context], list[str]] | None = None
+    begin_update: Callable[[Obj, Mapping[str, Any], Context], list[str]] | None = None
     note: str = ""
 
 
@@ -400,6 +405,20 @@ def _daemonset_template_generation_update(ds: Obj, old: Mapping[str, Any]) -> li
             + (", one more as the pod template changes" if value > stored else "")]
 
 
+def _service_begin_create(svc: Obj, ctx: Context) -> list[str]:
+    """The Service storage's beginCreate: IP families, cluster IPs and node ports (:mod:`.service_alloc`)."""
+    words, notes = service_alloc.allocate_create(svc)
+    ctx.notes.extend(notes)
+    return words
+
+
+def _service_begin_update(svc: Obj, old: Mapping[str, Any], ctx: Context) -> list[str]:
+    """The Service storage's beginUpdate: the stored allocations kept, what the update newly needs allocated."""
+    words, notes = service_alloc.allocate_update(svc, old)
+    ctx.notes.extend(notes)
+    return words
+
+
 _ZERO_COUNTS_PDB = {"currentHealthy": 0, "desiredHealthy": 0, "disruptionsAllowed": 0, "expectedPods": 0}
 _ZERO_COUNTS_DS = {"currentNumberScheduled": 0, "desiredNumberScheduled": 0, "numberMisscheduled": 0,
                    "numberReady": 0}
@@ -413,8 +432,7 @@ STRATEGIES: dict[tuple[str, str], Strategy] = {
     ("", "Namespace"): Strategy("pkg/registry/core/namespace", status={"phase": "Active"},
                                 on_create=(_namespace_finalizer,), on_update=(_namespace_keeps_finalizers,)),
     ("", "Service"): Strategy("pkg/registry/core/service", status={"loadBalancer": {}},
-                              note="the Service's cluster IPs and node ports are allocated by its storage, which "
-                                   "the playground does not reproduce"),
+                              begin_create=_service_begin_create, begin_update=_service_begin_update),
     ("", "PersistentVolumeClaim"): Strategy("pkg/registry/core/persistentvolumeclaim", status={}),
     ("", "PersistentVolume"): Strategy("pkg/registry/core/persistentvolume", status=_pv_status),
     ("", "ReplicationController"): Strategy("pkg/registry/core/replicationcontroller", generation=True,
@@ -495,6 +513,8 @@ def prepare_for_create(strategy: Strategy, obj: Obj, version: Version, custom: b
     ctx = ctx or Context(version)
     words: list[str] = []
     api_version = str(obj.get("apiVersion") or "")
+    if strategy.begin_create is not None and not custom:
+        words.extend(strategy.begin_create(obj, ctx))
     if strategy.status is not None:
         if custom:
             if "status" in obj:
@@ -518,9 +538,10 @@ def _non_metadata(obj: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def prepare_for_update(strategy: Strategy, obj: Obj, old: Mapping[str, Any], version: Version, custom: bool,
-                       subresource: str) -> list[str]:
+                       subresource: str, ctx: Context | None = None) -> list[str]:
     """PrepareForUpdate of the object (``subresource`` "") or of its status subresource, on ``obj`` (its top
-    level and metadata the caller's own); ``old`` is the stored object. What it did, in words."""
+    level and metadata the caller's own), then the storage's BeginUpdate; ``old`` is the stored object. What it
+    did, in words (what it generated goes to ``ctx``)."""
     words: list[str] = []
     api_version = str(obj.get("apiVersion") or "")
     if subresource == "status":
@@ -559,6 +580,8 @@ def prepare_for_update(strategy: Strategy, obj: Obj, old: Mapping[str, Any], ver
                 words.append("status kept from the stored object: only the status subresource changes it")
     for step in strategy.on_update:
         words.extend(step(obj, old))
+    if strategy.begin_update is not None and not custom:
+        words.extend(strategy.begin_update(obj, old, ctx or Context(version)))
     if tracks_generation(strategy, version):
         if custom:
             changed = _non_metadata(obj) != _non_metadata(old)
