@@ -193,8 +193,8 @@ def _alloc_health_check(spec: Obj, namespace: str, name: str, generated: list[st
 def _note(generated: list[str]) -> list[str]:
     if not generated:
         return []
-    return [f"Service {', '.join(generated)} generated: the playground derives them from the namespace and name on "
-            f"a single-stack IPv4 cluster ({SERVICE_CIDR}, node ports {NODE_PORT_RANGE[0]}-{NODE_PORT_RANGE[1]})"]
+    return [f"Service {', '.join(generated)} generated from the namespace and name (a single-stack IPv4 cluster: "
+            f"{SERVICE_CIDR}, node ports {NODE_PORT_RANGE[0]}-{NODE_PORT_RANGE[1]})"]
 
 
 def allocate_create(svc: Obj) -> tuple[list[str], list[str]]:
