@@ -303,9 +303,9 @@ def old_and_new(response: Mapping[str, Any]) -> dict[str, Any] | None:
     if req.get("operation") != "UPDATE" or not isinstance(old, dict) or not isinstance(new, dict):
         return None
     changed: list[dict[str, str]] = []
-    changed_paths: list[Path] = []
+    changed_paths: set[Path] = set()
     for op, path, before, after in differences(old, new):
-        changed_paths.append(path)
+        changed_paths.add(path)
         if op in (ADD, REMOVE):
             for leaf, value in _leaves(after if op == ADD else before, path):
                 shown = _line(value)
@@ -315,7 +315,7 @@ def old_and_new(response: Mapping[str, Any]) -> dict[str, Any] | None:
             changed.append({"op": op, "path": render_path(path) or "(the object)",
                             "before": _line(before), "after": _line(after)})
     unchanged = [{"path": render_path(leaf), "value": _line(value)} for leaf, value in _leaves(new, ())
-                 if not any(leaf[:len(c)] == c for c in changed_paths)]
+                 if not any(leaf[:n] in changed_paths for n in range(len(leaf) + 1))]
     return {"changed": changed[:OLD_NEW_ROWS], "changedMore": max(0, len(changed) - OLD_NEW_ROWS),
             "changedCount": len(changed), "unchanged": unchanged[:OLD_NEW_ROWS],
             "unchangedMore": max(0, len(unchanged) - OLD_NEW_ROWS), "unchangedCount": len(unchanged)}
