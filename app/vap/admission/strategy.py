@@ -211,12 +211,18 @@ def _stored_system_fields(old: dict[str, Any], strategy: strategies.Strategy,
         missing["creationTimestamp"] = meta.NOW
     if strategies.tracks_generation(strategy, version) and not meta.generation(old):
         missing["generation"] = 1
-    if not missing:
+    status = None
+    if "status" not in old and strategy.status is not None:  # the kind's status as the create left it
+        status = strategies.created_status(strategy, old, str(old.get("apiVersion") or ""), version)
+    if not missing and status is None:
         return old, []
     out = dict(old)
     out["metadata"] = {**old_md, **missing}
-    return out, ["the stored object is given what the registry set when it was created: "
-                 + ", ".join(f"metadata.{k}" for k in missing)]
+    fields = [f"metadata.{k}" for k in missing]
+    if status is not None:
+        out["status"] = status
+        fields.append("status")
+    return out, ["the stored object is given what the registry set when it was created: " + ", ".join(fields)]
 
 
 def _resource_version(md: dict[str, Any], old_md: Mapping[str, Any], attrs: Any, words: list[str],

@@ -492,7 +492,8 @@ def lookup(group: str, kind: str) -> Strategy | None:
     return STRATEGIES.get((group, kind))
 
 
-def _status_for(strategy: Strategy, obj: Obj, api_version: str, version: Version) -> Any:
+def created_status(strategy: Strategy, obj: Obj, api_version: str, version: Version) -> Any:
+    """The status a create leaves an object of the kind with (its zero status, or the strategy's own)."""
     status = strategy.status
     if callable(status):
         return status(obj, api_version, version)
@@ -522,7 +523,7 @@ def prepare_for_create(strategy: Strategy, obj: Obj, version: Version, custom: b
                 words.append("status removed: the custom resource has a status subresource, a create cannot set it")
         else:
             before = obj.get("status")
-            obj["status"] = _status_for(strategy, obj, api_version, version)
+            obj["status"] = created_status(strategy, obj, api_version, version)
             if before != obj["status"]:
                 words.append("status reset: a create cannot set it")
     if tracks_generation(strategy, version):
@@ -573,7 +574,7 @@ def prepare_for_update(strategy: Strategy, obj: Obj, old: Mapping[str, Any], ver
                 del obj["status"]
                 words.append("status removed: only the status subresource sets it")
         else:
-            kept = copy.deepcopy(old["status"]) if "status" in old else _status_for(strategy, obj, api_version,
+            kept = copy.deepcopy(old["status"]) if "status" in old else created_status(strategy, obj, api_version,
                                                                                      version)
             if obj.get("status") != kept:
                 obj["status"] = kept
