@@ -890,19 +890,25 @@ def validate_binding(obj: dict) -> list[FieldError]:
     """
     if errs := _decode_errors(obj, _BINDING_SCHEMA):
         return errs
+    errs, spec = binding_head(obj)
+    if spec.get("matchResources") is not None:  # the misspelt path is the apiserver's
+        errs += _validate_match_resources(spec["matchResources"], "spec.matchResouces")
+    return errs + _validate_validation_actions(_strs(spec, "validationActions"), "spec.validationActions")
+
+
+def binding_head(obj: dict) -> tuple[list[FieldError], dict]:
+    """What both kinds of admission policy binding validate first, in the apiserver's order: metadata,
+    policyName and paramRef. Returns the errors and the binding's spec."""
     errs, _ = _validate_object_meta(_obj(obj, "metadata"), "metadata")
     spec = _obj(obj, "spec")
     policy_name = _str(spec, "policyName")
     if not policy_name:
         errs.append(required("spec.policyName"))
     else:
-        msgs = _name_is_dns_subdomain(policy_name, False)
-        errs += [invalid("spec.policyName", policy_name, m) for m in msgs]
+        errs += [invalid("spec.policyName", policy_name, m) for m in _name_is_dns_subdomain(policy_name, False)]
     if spec.get("paramRef") is not None:
         errs += _validate_param_ref(spec["paramRef"], "spec.paramRef")
-    if spec.get("matchResources") is not None:  # the misspelt path is the apiserver's
-        errs += _validate_match_resources(spec["matchResources"], "spec.matchResouces")
-    return errs + _validate_validation_actions(_strs(spec, "validationActions"), "spec.validationActions")
+    return errs, spec
 
 
 def _validate_param_ref(ref: dict, path: str) -> list[FieldError]:

@@ -35,7 +35,6 @@ from app.vap.validation import (
     FieldError,
     _compile,
     _decode_errors,
-    _name_is_dns_subdomain,
     _Named,
     _obj,
     _objs,
@@ -45,8 +44,8 @@ from app.vap.validation import (
     _validate_match_conditions,
     _validate_match_resources,
     _validate_object_meta,
-    _validate_param_ref,
     _validate_variable,
+    binding_head,
     invalid,
     not_supported,
     policy_spec_head,
@@ -184,15 +183,7 @@ def validate_mutating_binding(obj: dict) -> list[FieldError]:
     """
     if errs := _decode_errors(obj, _BINDING_SCHEMA):
         return errs
-    errs, _ = _validate_object_meta(_obj(obj, "metadata"), "metadata")
-    spec = _obj(obj, "spec")
-    policy_name = _str(spec, "policyName")
-    if not policy_name:
-        errs.append(required("spec.policyName"))
-    else:
-        errs += [invalid("spec.policyName", policy_name, m) for m in _name_is_dns_subdomain(policy_name, False)]
-    if spec.get("paramRef") is not None:
-        errs += _validate_param_ref(spec["paramRef"], "spec.paramRef")
+    errs, spec = binding_head(obj)
     if spec.get("matchResources") is not None:
         errs += _validate_match_resources(spec["matchResources"], "spec.matchResources")
         errs += _mutating_operations(spec["matchResources"], "spec.matchResources")
