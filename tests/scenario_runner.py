@@ -447,6 +447,20 @@ def _check_problems_and_checks(expect: dict[str, Any], err: Callable[[str], None
                     err(f"check needs exactly one of {sorted(CHECK_OPERATORS)}: {check!r}")
 
 
+def _check_common_keys(data: dict[str, Any], allowed: frozenset[str], err: Callable[[str], None]) -> None:
+    """The keys every scenario of either format has: only known ones, a name, an about, an optional pending."""
+    unknown = set(data) - allowed
+    if unknown:
+        err(f"unknown keys {sorted(unknown)}")
+    name = data.get("name")
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        err("name must be a lowercase id (letters, digits, dashes)")
+    if not isinstance(data.get("about"), str) or not data["about"].strip():
+        err("about must be a non-empty sentence")
+    if "pending" in data and (not isinstance(data["pending"], str) or not data["pending"].strip()):
+        err("pending must be a sentence saying what the playground lacks")
+
+
 def check_plain_scenario(scenario: Scenario) -> list[str]:
     """Return the structural mistakes of one scenario of tests/scenarios/ (the hand-written strings are
     checked against the apiserver's formats)."""
@@ -457,16 +471,7 @@ def check_plain_scenario(scenario: Scenario) -> list[str]:
     def err(message: str) -> None:
         errs.append(f"{where}: {message}")
 
-    unknown = set(data) - SCENARIO_KEYS
-    if unknown:
-        err(f"unknown keys {sorted(unknown)}")
-    name = data.get("name")
-    if not isinstance(name, str) or not NAME_RE.match(name):
-        err("name must be a lowercase id (letters, digits, dashes)")
-    if not isinstance(data.get("about"), str) or not data["about"].strip():
-        err("about must be a non-empty sentence")
-    if "pending" in data and (not isinstance(data["pending"], str) or not data["pending"].strip()):
-        err("pending must be a sentence saying what the playground lacks")
+    _check_common_keys(data, SCENARIO_KEYS, err)
 
     body = data.get("input")
     expect = data.get("expect")
@@ -628,16 +633,7 @@ def check_admission_scenario(scenario: Scenario) -> list[str]:
     def err(message: str) -> None:
         errs.append(f"{where}: {message}")
 
-    unknown = set(data) - ADMISSION_SCENARIO_KEYS
-    if unknown:
-        err(f"unknown keys {sorted(unknown)}")
-    name = data.get("name")
-    if not isinstance(name, str) or not NAME_RE.match(name):
-        err("name must be a lowercase id (letters, digits, dashes)")
-    if not isinstance(data.get("about"), str) or not data["about"].strip():
-        err("about is required: a non-empty sentence")
-    if "pending" in data and (not isinstance(data["pending"], str) or not data["pending"].strip()):
-        err("pending must be a sentence saying what the playground lacks")
+    _check_common_keys(data, ADMISSION_SCENARIO_KEYS, err)
     forms = [k for k in ("input", *SHORTHANDS) if k in data]
     if len(forms) != 1:
         err(f"exactly one of input, webhook and kyverno is required (have {forms})")
