@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import exercises, store, vap
-from .vap import suite
+from .vap import placement, suite
 from .vap.evaluate import check_payload, payload_from_body
 from .vap.request import derived_operation
 
@@ -97,6 +97,11 @@ def scenario_file(text: str) -> dict[str, Any]:
         return {"error": "the file nests mappings and lists too deeply to read"}
 
 
+def place(text: str, kubernetes_version: str) -> dict[str, Any]:
+    """Sort a manifest file's documents into the panes by kind (the page's import of plain YAML)."""
+    return placement.place(text, kubernetes_version).to_json()
+
+
 JOBS: dict[str, Callable[..., Any]] = {
     "evaluate": evaluate,
     "evaluate_body": evaluate_body,  # POST /api/v1/evaluate: the request body as it came
@@ -105,6 +110,7 @@ JOBS: dict[str, Callable[..., Any]] = {
     "checks": checks,  # a workshop exercise's hidden checks
     "add_case": add_case,  # the page's "add this request as a test case"
     "scenario_file": scenario_file,  # reading a scenario file (YAML) for sharing, importing or testing
+    "place": place,  # sorting plain manifests into the panes by kind
 }
 # Jobs that run many evaluations, bounded by the suites' time limit.
 SUITE_JOBS = frozenset({"test_cases", "suite", "checks"})
