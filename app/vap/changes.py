@@ -89,3 +89,13 @@ def differences(before: Any, after: Any, path: Path = ()) -> Iterator[tuple[str,
 def changes(stage: str, before: Any, after: Any, path: Path = ()) -> list[Change]:
     """The differences from ``before`` to ``after`` as changes made by ``stage``."""
     return [Change(stage, p, op, b, a) for op, p, b, a in differences(before, after, path)]
+
+
+def json_patch(before: Any, after: Any) -> list[dict[str, Any]]:
+    """An RFC 6902 patch taking ``before`` to ``after`` (made from :func:`differences`: ``add`` for a new field or
+    an appended item, ``remove``, ``replace``)."""
+    out: list[dict[str, Any]] = []
+    for op, path, _, value in differences(before, after):
+        pointer = "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+        out.append({"op": op, "path": pointer} if op == REMOVE else {"op": op, "path": pointer, "value": value})
+    return out

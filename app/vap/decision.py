@@ -44,11 +44,7 @@ def forbidden_status(first: Any, attrs: Any) -> dict[str, Any]:
     else:
         inner = f"ValidatingAdmissionPolicy '{first.policy}' denied request: {first.decision.message}"
     resource = attrs.resource.resource + (f".{attrs.resource.group}" if attrs.resource.group else "")
-    name = attrs.name
-    if not name:  # admission.extractResourceName: the new object's name or generateName, else "Unknown"
-        meta = attrs.object.get("metadata") if isinstance(attrs.object, Mapping) else None
-        meta = meta if isinstance(meta, Mapping) else {}
-        name = str(meta.get("name") or meta.get("generateName") or "Unknown")
+    name = _resource_name(attrs)
     reason = first.decision.reason or "Invalid"
     code = reason_to_code(first.decision.reason)
     return {
@@ -58,12 +54,26 @@ def forbidden_status(first: Any, attrs: Any) -> dict[str, Any]:
         "status": "Failure",
         "message": f'{resource} "{name}" is forbidden: {inner}',
         "reason": reason,
-        # StatusDetails fields are omitempty in the apiserver's JSON
-        "details": {k: v for k, v in (("name", name), ("group", attrs.resource.group),
-                                      ("kind", attrs.resource.resource)) if v}
-        | {"causes": [{"message": inner}]},
+        "details": forbidden_details(attrs) | {"causes": [{"message": inner}]},
         "code": code,
     }
+
+
+def _resource_name(attrs: Any) -> str:
+    """admission.extractResourceName: the request's name, else the new object's name or generateName, else
+    "Unknown"."""
+    if attrs.name:
+        return str(attrs.name)
+    meta = attrs.object.get("metadata") if isinstance(attrs.object, Mapping) else None
+    meta = meta if isinstance(meta, Mapping) else {}
+    return str(meta.get("name") or meta.get("generateName") or "Unknown")
+
+
+def forbidden_details(attrs: Any) -> dict[str, Any]:
+    """The StatusDetails admission.NewForbidden gives a request: name, group, kind (the resource), each left out
+    when empty (omitempty in the apiserver's JSON)."""
+    return {k: v for k, v in (("name", _resource_name(attrs)), ("group", attrs.resource.group),
+                              ("kind", attrs.resource.resource)) if v}
 
 
 # The apiserver's warning recorder (endpoints/filters/warning.go): once the texts written exceed

@@ -15,10 +15,13 @@ from dataclasses import replace
 from typing import Any
 
 from . import admission, compiler, decision, decoding, kyverno, limits, rbac, validation, webhooks
-from .admission import Stored
+from .admission import Stored, mutating_policy
 from .cel import library
+from .changes import json_patch
 from .dispatcher import Cluster, Loaded
 from .documents import PANES, Document, Problem, load_pane
+from .mutating import policy as map_policy
+from .mutating import types as map_types
 from .params import param_kind_matches
 from .request import FIELD_VALIDATIONS, build_attributes, request_value
 from .resources import ResourceTable, builtin_table
@@ -33,12 +36,51 @@ __all__ = ["InputError", "check_payload", "evaluate", "payload_from_body", "resp
 
 ADMISSION_GROUP = "admissionregistration.k8s.io"
 POLICY_KINDS = {"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"}
+MUTATING_KINDS = {"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"}
 POLICY_VERSIONS = ("v1", "v1beta1", "v1alpha1")
 STORED_PANES = ("policy", "binding", "params", "namespace")  # documents stored in the cluster before the request
 
 
 def _is_policy_doc(doc: Document) -> bool:
     return doc.kind in POLICY_KINDS and doc.api_version.startswith(ADMISSION_GROUP + "/")
+
+
+def _is_mutating_doc(doc: Document) -> bool:
+    return doc.kind in MUTATING_KINDS and doc.api_version.startswith(ADMISSION_GROUP + "/")
+
+
+def _load_mutating_docs(
+    docs: list[Document], version: str, problems: list[Problem], rejected: list[dict[str, Any]]
+) -> tuple[list[Loaded], list[Loaded]]:
+    """MutatingAdmissionPolicies and their bindings as API validation leaves them: defaulted, or refused."""
+    policies: list[Loaded] = []
+    bindings: list[Loaded] = []
+    compat = compiler.new_expressions_version(version)
+    for doc in docs:
+        if (unregistered := doc.version_problem(map_types.served_versions(version))) is not None:
+            problems.append(unregistered)
+            continue
+        is_policy = doc.kind == "MutatingAdmissionPolicy"
+        key = ("validated", compat, version)
+        if key not in doc.memo:
+            if is_policy:
+                obj = map_types.default_mutating_policy(doc.value, version)
+                spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
+                with validation.messages_for(library.version_tuple(version)):
+                    errors = map_types.validate_mutating_policy(obj, map_policy.compile_check(spec, compat))
+            else:
+                obj = map_types.default_mutating_binding(doc.value, version)
+                with validation.messages_for(library.version_tuple(version)):
+                    errors = map_types.validate_mutating_binding(obj)
+            doc.memo[key] = (obj, errors)
+        obj, errors = doc.memo[key]
+        if errors:
+            problems.extend(_field_problem(doc, e, {}) for e in errors)
+            rejected.append({"kind": doc.kind, "name": doc.name, "pane": doc.pane, "document": doc.index,
+                             "message": validation.aggregate_message(doc.kind, doc.name, errors)})
+            continue
+        (policies if is_policy else bindings).append(Loaded(doc.name, obj, doc.memo))
+    return policies, bindings
 
 
 def _version(scenario: Scenario, problems: list[Problem]) -> str:
@@ -184,6 +226,7 @@ def respond(scenario: Scenario) -> Response:
     rejected: list[dict[str, Any]] = []
 
     policy_docs: list[Document] = []
+    mutating_docs: list[Document] = []
     webhook_docs: list[Document] = []
     kyverno_docs: list[Document] = []
     namespaces: dict[str, dict[str, Any]] = {}
@@ -196,6 +239,8 @@ def respond(scenario: Scenario) -> Response:
                 continue
             if _is_policy_doc(doc):
                 policy_docs.append(doc)
+            elif _is_mutating_doc(doc) and pane not in ("object", "oldObject"):
+                mutating_docs.append(doc)
             elif pane not in ("object", "oldObject") and webhooks.is_webhook_doc(doc):
                 webhook_docs.append(doc)  # in the object panes, a configuration is the object of the request
             elif pane not in ("object", "oldObject") and kyverno.is_kyverno_doc(doc):
@@ -226,6 +271,7 @@ def respond(scenario: Scenario) -> Response:
         if doc is not None:  # unknown and ill-typed fields, as kubectl's validation warns of them
             problems.extend(object_problems(doc, schemas))
     policies, bindings = _load_policy_docs(policy_docs, version, problems, rejected)
+    mutating_policies, mutating_bindings = _load_mutating_docs(mutating_docs, version, problems, rejected)
     webhook_notes: list[str] = []
     hooks = webhooks.load(webhook_docs, version=version,
                           compile_check=webhooks.compile_check_for(compiler.new_expressions_version(version)),
@@ -254,6 +300,7 @@ def respond(scenario: Scenario) -> Response:
         version=version, table=table, schemas=schemas,
         cluster=Cluster(table=table, namespaces=namespaces, objects=objects, assume_namespaces=not namespaces),
         policies=tuple(policies), bindings=tuple(bindings), hooks=tuple(hooks),
+        mutating_policies=tuple(mutating_policies), mutating_bindings=tuple(mutating_bindings),
         kyverno_policies=tuple(kyverno_policies), param_scope=_param_scope(table, objects),
         authorizer=_authorizer(attrs.user_info, authorization.rbac), type_checking=type_checking,
         refused_policies={r["name"]: r["message"] for r in rejected if r["kind"] == "ValidatingAdmissionPolicy"},
@@ -266,7 +313,8 @@ def respond(scenario: Scenario) -> Response:
         notes.append(f"no Namespace given: namespace {attrs.namespace!r} is taken to exist with only its "
                      "kubernetes.io/metadata.name label")
     state = admission.run(stored, attrs)
-    return _decided(state, stored, Response(version, tuple(problems), tuple(rejected), evaluated=True), notes)
+    response = _decided(state, stored, Response(version, tuple(problems), tuple(rejected), evaluated=True), notes)
+    return replace(response, patch=tuple(json_patch(attrs.object, state.attrs.object)))
 
 
 def _decided(state: admission.RequestState, stored: admission.Stored, response: Response,
@@ -281,6 +329,8 @@ def _decided(state: admission.RequestState, stored: admission.Stored, response: 
     notes.extend(f"{stage.plugin}: {text}" for stage in state.stages
                  if stage.plugin not in admission.ALWAYS_LISTED and stage.outcome in ("allowed", "nothing to do")
                  for text in stage.explanation)
+    notes[:] = list(dict.fromkeys(notes))  # a plugin run a second time (reinvocation) says the same again
+    mutating_policies = state.stage(mutating_policy.PLUGIN)
     webhook_records = [*mutating.details["webhooks"], *validating.details["webhooks"]]
     unknown = [r for r in webhook_records if r["called"] and r.get("reached", True) and r["outcome"] == "called"]
     if unknown and ended is None:
@@ -296,6 +346,7 @@ def _decided(state: admission.RequestState, stored: admission.Stored, response: 
         warnings=tuple(decision.finish_warnings([w for stage in state.stages for w in stage.warnings])),
         audit_annotations=policies.audit_annotations,
         policies=tuple(policies.details["policies"]),
+        mutating_policies=tuple(mutating_policies.details["policies"]) if mutating_policies is not None else (),
         webhooks=tuple(webhook_records),
         kyverno=tuple(validating.details["kyverno"]),
         request=request_value(attrs, resource=attrs.resource, kind=attrs.kind),

@@ -37,6 +37,9 @@ class Response:
     old_object: Any = None
     notes: tuple[str, ...] = ()
     changes: tuple[Change, ...] = ()  # from the pasted object to the one admission saw, stage by stage
+    # a record per MutatingAdmissionPolicy, binding, param and mutation, like ``policies``
+    mutating_policies: tuple[Mapping[str, Any], ...] = ()
+    patch: tuple[Mapping[str, Any], ...] | None = None  # RFC 6902, from the pasted object to the admitted one
     admission: Mapping[str, Any] | None = None  # the chain's stages, when webhooks or Kyverno take part
 
     def to_json(self) -> dict[str, Any]:
@@ -60,6 +63,8 @@ class Response:
         out["notes"] = list(self.notes)
         if self.evaluated:
             out["changes"] = [change.to_json() for change in self.changes]
+            out["mutatingPolicies"] = list(self.mutating_policies)
+            out["patch"] = list(self.patch) if self.patch is not None else None
         if self.admission is not None:
             out["admission"] = dict(self.admission)
         return out

@@ -34,6 +34,8 @@ class Stored:
     cluster: Cluster
     policies: tuple[Loaded, ...] = ()
     bindings: tuple[Loaded, ...] = ()
+    mutating_policies: tuple[Loaded, ...] = ()
+    mutating_bindings: tuple[Loaded, ...] = ()
     hooks: tuple[Any, ...] = ()  # webhooks.Webhook
     kyverno_policies: tuple[Any, ...] = ()  # kyverno.KyvernoPolicy
     param_scope: Callable[[Mapping[str, Any]], bool | None] = field(default=lambda kind: None)
@@ -75,7 +77,8 @@ class RequestState:
         return RequestState(record.attrs or self.attrs, (*self.stages, record), ended)
 
     def stage(self, plugin: str) -> StageRecord | None:
-        for stage in self.stages:
+        """The last record of a plugin (a mutating plugin has two when the mutating plugins ran again)."""
+        for stage in reversed(self.stages):
             if stage.plugin == plugin:
                 return stage
         return None

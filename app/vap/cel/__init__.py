@@ -50,6 +50,7 @@ MATCH_CONDITION = "matchCondition"
 MESSAGE_EXPRESSION = "messageExpression"
 AUDIT_ANNOTATION = "auditAnnotation"
 VARIABLE = "variable"
+MUTATION = "mutation"  # a MutatingAdmissionPolicy's mutation (app.vap.mutating checks what it returns)
 
 _EXPECTED_TYPES: dict[str, tuple[str, ...] | None] = {
     VALIDATION: ("bool",),
@@ -57,6 +58,7 @@ _EXPECTED_TYPES: dict[str, tuple[str, ...] | None] = {
     MESSAGE_EXPRESSION: ("string",),
     AUDIT_ANNOTATION: ("string", "null_type"),
     VARIABLE: None,
+    MUTATION: None,
 }
 
 

@@ -9,6 +9,9 @@
   created, so a bad constant pattern fails before evaluation.
 * The library's value types are protobuf messages in this engine: selecting their internal fields or
   constructing them with message syntax is rejected, as it is impossible in cel-go.
+
+A map literal whose first key is :data:`OBJECT_TYPE_KEY` is a MutatingAdmissionPolicy's object initialiser as
+:mod:`app.vap.mutating.expressions` writes it for the engine: its fields are of any types, as an object's are.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from . import astproto
 from . import types as tp
 from .regex import RegexSyntaxError, compile_go
 from .versions import version_tuple
+
+OBJECT_TYPE_KEY = "@playground.object.type"
 
 
 @dataclass(frozen=True)
@@ -149,6 +154,22 @@ def version_key(v: tuple[int, int]) -> tuple[bool, ...]:
     return (v >= (1, 29),)
 
 
+def _initialiser(struct: Any) -> bool:
+    """Whether a map literal is an object initialiser rewritten (see OBJECT_TYPE_KEY)."""
+    if not struct.entries:
+        return False
+    is_const, value = _const_value(struct.entries[0].map_key)
+    return is_const and value == OBJECT_TYPE_KEY
+
+
+def _initialiser_type(e: Any) -> str | None:
+    """The type an object initialiser (see OBJECT_TYPE_KEY) is written as, None for any other expression."""
+    if e.WhichOneof("expr_kind") != "struct_expr" or e.struct_expr.message_name or not _initialiser(e.struct_expr):
+        return None
+    is_const, value = _const_value(e.struct_expr.entries[0].value)
+    return str(value) if is_const else None
+
+
 def check_expression(
     program: Any, expression: str, version: str, *, locate: Callable[[int], tuple[int, int]] | None = None
 ) -> list[Any]:
@@ -226,7 +247,7 @@ def check_expression(
             optional = set(lst.optional_indices)
             first = None
             for i, el in enumerate(lst.elements):
-                et = tname(el.id, unwrap_optional=i in optional)
+                et = _initialiser_type(el) or tname(el.id, unwrap_optional=i in optional)
                 if first is None:
                     first = et
                     continue
@@ -238,7 +259,7 @@ def check_expression(
             if st.message_name:
                 if st.message_name in tp.MESSAGES:
                     report(e.id, f"undeclared reference to '{st.message_name}' (in container '')")
-            elif not exempt:
+            elif not exempt and not _initialiser(st):
                 key_t = val_t = None
                 for entry in st.entries:
                     kt = tname(entry.map_key.id)
