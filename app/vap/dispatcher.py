@@ -357,10 +357,7 @@ def _dispatch_binding(
             "matched": result.matched,
             "variables": result.variables,
             "validations": result.validations,
-            "auditAnnotations": [
-                {"key": a.key, "action": a.action, "value": a.value, "error": a.error}
-                for a in result.audit_annotations
-            ],
+            "auditAnnotations": [a.to_json() for a in result.audit_annotations],
             "decisions": [],
             "authorizerChecks": getattr(inv.authorizer, "checks", []),
         }

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import Any
 
-from . import cel, fast
+from . import cel, explain, fast
 from .cel import library
 from .compiler import CompiledPolicy, PlannedValidation, trim_space
 from .fast import cost
@@ -47,6 +47,14 @@ class AuditAnnotationResult:
     action: str  # publish | error | exclude
     value: str | None = None
     error: str | None = None
+    explanation: list[dict[str, Any]] | None = None  # when its valueExpression failed (see app.vap.explain)
+
+    def to_json(self) -> dict[str, Any]:
+        """Its record in the results: key, action, value, error, and the explanation of a failure."""
+        out: dict[str, Any] = {"key": self.key, "action": self.action, "value": self.value, "error": self.error}
+        if self.explanation:
+            out["explanation"] = self.explanation
+        return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -257,7 +265,7 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
         authorizer = inv.authorizer if policy.uses_authorizer else None
         kept = keeping.reuse(policy, pruners, inv) if authorizer is None else None
         inputs = kept.inputs if kept is not None else _inputs(policy, pruners, inv)
-        if policy.match_conditions and not _match(policy, inv, inputs, authorizer, err_action, tracker, out):
+        if policy.match_conditions and not _match(policy, inv, inputs, authorizer, err_action, tracker, out, kept):
             return out
 
         # validations, then every messageExpression, against one budget.
@@ -313,16 +321,94 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
             for planned, rec in zip(policy.validation_plan, records, strict=True):
                 msg_rec = messages[planned.index] if planned.index < len(messages) else None
                 _decide(planned, rec, msg_rec, message_budget_error, err_action, decisions, validation_records)
+        later: list[_ToExplain] = []
+        for planned, entry in zip(policy.validation_plan, validation_records, strict=True):
+            if entry["error"] is not None or entry["result"] is False:
+                later.append((("validation", planned.index), entry, planned.compiled))
         if policy.audit_annotations:
-            _audit(policy, inv, inputs, data, scopes, failure_policy, err_action, tracker, out)
+            _audit(policy, inv, inputs, data, scopes, failure_policy, err_action, tracker, out, later)
         if policy.variables:
             out.variables = _variable_records(policy, scopes)
+        if later:  # explained once the variables' records are made (explaining may evaluate more of them)
+            explaining = perf_counter()
+            validation_data = _Unpruned(data, inv, inv.namespace_object)
+            audit_data = validation_data if policy.audit_shares_values else _Unpruned(
+                _data(pruners[4], inputs, inv.namespace_full, None, 2), inv, inv.namespace_full)
+            for key, record, compiled in later:
+                audit = isinstance(record, AuditAnnotationResult)
+                values = audit_data if audit else validation_data
+                _explain(record, compiled, values, policy, tracker, kept, key, inv,
+                         inv.namespace_full if audit else inv.namespace_object)
+            if started is not None:
+                started += perf_counter() - explaining  # (not evaluating for the decision)
         return out
     finally:
         if token is not None:
             library.reset_tracker(token)
         if kept is not None and started is not None:
             keeping.spend(kept, perf_counter() - started)
+
+
+# an expression to explain: its key (kind, index), its record, the expression
+_ToExplain = tuple[tuple[str, int], "dict[str, Any] | AuditAnnotationResult", cel.Compiled]
+
+
+class _Unpruned:
+    """The values of a group of expressions with each root whole, not cut down to what the policy reads (an
+    explanation shows a macro's element, or an operand, as the request has it): converted when first used."""
+
+    def __init__(self, data: Mapping[str, Any] | cel.Activation, inv: Invocation, namespace: Any,
+                 original_resource: bool = False) -> None:
+        self._parts = (data, inv, namespace, original_resource)
+        self._activation: cel.Activation | None = None
+
+    def activation(self) -> cel.Activation:
+        if self._activation is None:
+            data, inv, namespace, original_resource = self._parts
+            request = inv.request
+            if original_resource:  # (as matchConditions see it)
+                request = {**request, "resource": inv.request_original_resource}
+            whole = dict(data.data if isinstance(data, cel.Activation) else data)
+            for key, value in (("object", inv.object), ("oldObject", inv.old_object), ("params", inv.params),
+                               ("request", request), ("namespaceObject", namespace)):
+                if key in whole:
+                    whole[key] = value
+            self._activation = cel.Activation(whole)
+        return self._activation
+
+
+def _explain(record: dict[str, Any] | AuditAnnotationResult, compiled: cel.Compiled, values: _Unpruned,
+             policy: CompiledPolicy, tracker: Any, kept: keeping.Kept | None, key: tuple[str, int],
+             inv: Invocation, namespace: Any) -> None:
+    """Add the explanation (:mod:`app.vap.explain`) of a false or failed expression to its record: its parts
+    evaluated on the same values (and variables, evaluated afresh on them), each under the per-call cost limit,
+    together under a budget as large as the validations' (the verdict is made already: nothing here changes
+    it). Made once for documents whose values are kept."""
+    if compiled.program is None or compiled.unsafe:
+        return
+    audit = isinstance(record, AuditAnnotationResult)
+    result = explain.Outcome(None, record.error) if audit else explain.Outcome(record["result"], record["error"])
+
+    def make() -> list[dict[str, Any]]:
+        data = values.activation()
+        scope = cel.VariableScope(policy.variable_map, data) if policy.variables and compiled.uses_variables else None
+
+        def run(part: cel.Compiled) -> explain.Outcome:
+            rec = _run(part, data, scope, tracker)
+            error = rec.error
+            prefix = f"expression '{part.expression}' resulted in error: "
+            if error is not None and error.startswith(prefix):
+                error = error[len(prefix):]
+            value = cel.display_value(part, rec.result) if part.holds_optionals else rec.result
+            return explain.Outcome(value, error, rec.cost)
+
+        return explain.explain(compiled, result, run, RUNTIME_BUDGET)
+
+    lines = keeping.explained(kept, key, inv, namespace, make)
+    if audit:
+        record.explanation = lines or None
+    elif lines:
+        record["explanation"] = lines
 
 
 def _out_of_budget(policy: CompiledPolicy, scopes: list[cel.VariableScope], err_action: str,
@@ -337,7 +423,7 @@ def _out_of_budget(policy: CompiledPolicy, scopes: list[cel.VariableScope], err_
 
 
 def _match(policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any], authorizer: Any, err_action: str,
-           tracker: Any, out: ValidateResult) -> bool:
+           tracker: Any, out: ValidateResult, kept: keeping.Kept | None) -> bool:
     """The matchConditions, recorded in ``out``: all evaluated, any false skips the policy; errors under
     failurePolicy. They see the request's original resource, no Namespace. False: the evaluation ends."""
     match_inputs = inputs
@@ -362,6 +448,11 @@ def _match(policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any], auth
             errors.append(rec.error)
         elif rec.result is False:
             any_false = True
+    whole: _Unpruned | None = None
+    for index, (entry, (_, compiled)) in enumerate(zip(out.match_conditions, policy.match_conditions, strict=False)):
+        if entry["result"] is False or (entry["error"] is not None and entry["error"] != OUT_OF_BUDGET):
+            whole = whole or _Unpruned(data, inv, None, original_resource=True)
+            _explain(entry, compiled, whole, policy, tracker, kept, ("matchCondition", index), inv, None)
     if any_false:
         out.matched = False
         return False
@@ -379,8 +470,9 @@ def _match(policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any], auth
 
 def _audit(policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any], data: Any,
            scopes: list[cel.VariableScope], failure_policy: str, err_action: str, tracker: Any,
-           out: ValidateResult) -> None:
-    """The auditAnnotations, recorded in ``out``: a fresh budget, the full Namespace, no authorizer."""
+           out: ValidateResult, later: list[_ToExplain]) -> None:
+    """The auditAnnotations, recorded in ``out``: a fresh budget, the full Namespace, no authorizer. Those that
+    fail are noted in ``later``, to be explained."""
     audit_data = data
     if not policy.audit_shares_values:
         audit_data = _data(policy.pruners[4], inputs, inv.namespace_full, None,
@@ -395,6 +487,8 @@ def _audit(policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any], data
             out.decisions = [PolicyDecision(err_action, ERROR, OUT_OF_BUDGET)]
             return
         results.append(_audit_result(key, compiled, rec, failure_policy))
+        if rec.error is not None:
+            later.append((("audit", len(results) - 1), results[-1], compiled))
     out.audit_annotations = results
 
 

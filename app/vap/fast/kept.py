@@ -30,7 +30,7 @@ class Kept:
     second evaluation, so that evaluations of documents edited each time (which would never reuse them)
     do not pay for keeping them."""
 
-    __slots__ = ("key", "policy", "object", "old_object", "params", "inputs", "activation", "spent")
+    __slots__ = ("key", "policy", "object", "old_object", "params", "inputs", "activation", "spent", "explained")
 
     def __init__(self, key: tuple[int, int], policy: Any, inv: Any,
                  inputs: dict[str, Any] | None, activation: cel.Activation | None) -> None:
@@ -38,6 +38,23 @@ class Kept:
         self.object, self.old_object, self.params = inv.object, inv.old_object, inv.params
         self.inputs, self.activation = inputs, activation  # (the activation's values: inputs and the Namespace)
         self.spent = 0.0
+        # the explanations of the false or failed expressions (app.vap.explain), by the expression they explain:
+        # the request and Namespace they were made for, and their lines
+        self.explained: dict[Any, tuple[Any, Any, list[dict[str, Any]]]] = {}
+
+
+def explained(kept: Kept | None, key: Any, inv: Any, namespace: Any,
+              make: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The explanation of an expression (``make``), made once for the same documents, request and Namespace
+    (an explanation reads them whole, not only what the policy reads)."""
+    if kept is None:
+        return make()
+    found = kept.explained.get(key)
+    if found is not None and _identical(found[0], inv.request) and _identical(found[1], namespace):
+        return [dict(line) for line in found[2]]
+    lines = make()
+    kept.explained[key] = (inv.request, namespace, lines)
+    return [dict(line) for line in lines]
 
 
 # Per thread (an engine activation belongs to the thread that made it, and is never handed to another: a

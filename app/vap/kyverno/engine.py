@@ -177,8 +177,7 @@ def _evaluation_record(param: Any, result: validator.ValidateResult) -> dict[str
         "matched": result.matched,
         "variables": result.variables,
         "validations": result.validations,
-        "auditAnnotations": [{"key": a.key, "action": a.action, "value": a.value, "error": a.error}
-                             for a in result.audit_annotations],
+        "auditAnnotations": [a.to_json() for a in result.audit_annotations],
     }
 
 
