@@ -385,10 +385,70 @@ def _path_segment_name(value: str) -> list[str]:
     return [f"may not contain '{c}'" for c in "/%" if c in value]
 
 
-def _name_is_dns_subdomain(name: str, prefix: bool) -> list[str]:
+def _mask_trailing_dash(name: str, prefix: bool) -> str:
     if prefix and len(name) > 1 and name.endswith("-"):
-        name = name[:-2] + "a"  # maskTrailingDash, which also drops the character before the dash
-    return _dns1123_subdomain(name)
+        return name[:-2] + "a"  # maskTrailingDash, which also drops the character before the dash
+    return name
+
+
+def _name_is_dns_subdomain(name: str, prefix: bool) -> list[str]:
+    return _dns1123_subdomain(_mask_trailing_dash(name, prefix))
+
+
+_DNS1123_LABEL_MSG = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+                      + _START_END)
+
+
+def _dns1123_label(value: str) -> list[str]:
+    """IsDNS1123Label: a valid subdomain that is not a label can only have dots in it."""
+    errs = [_max_len(63, "characters")] if _nbytes(value) > 63 else []
+    if not _matches(_DNS1123_LABEL, value):
+        if _matches(_DNS1123_SUBDOMAIN, value):
+            errs.append("must not contain dots")
+        else:
+            errs.append(_regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL, "my-name", "123-abc"))
+    return errs
+
+
+# The name functions of apimachinery's api/validation (ValidateNameFunc: the name, and whether it is a
+# generateName prefix), used by each kind's metadata validation.
+
+
+def name_is_dns_subdomain(name: str, prefix: bool) -> list[str]:
+    """NameIsDNSSubdomain."""
+    return _name_is_dns_subdomain(name, prefix)
+
+
+def name_is_dns_label(name: str, prefix: bool) -> list[str]:
+    """NameIsDNSLabel (also ValidateNamespaceName)."""
+    return _dns1123_label(_mask_trailing_dash(name, prefix))
+
+
+def name_is_dns1035_label(name: str, prefix: bool) -> list[str]:
+    """NameIsDNS1035Label."""
+    return _dns1035_label(_mask_trailing_dash(name, prefix))
+
+
+def path_segment_name(name: str, prefix: bool) -> list[str]:
+    """path.ValidatePathSegmentName (a prefix may end in anything but may not contain '/' or '%')."""
+    if prefix:
+        return [f"may not contain '{c}'" for c in "/%" if c in name]
+    return _path_segment_name(name)
+
+
+def dns1123_label(value: str) -> list[str]:
+    """IsDNS1123Label's messages."""
+    return _dns1123_label(value)
+
+
+def qualified_name(value: str) -> list[str]:
+    """IsQualifiedName's messages."""
+    return _qualified_name(value)
+
+
+def validate_labels(labels: dict, path: str) -> list[FieldError]:
+    """metav1validation.ValidateLabels."""
+    return _validate_labels(labels, path)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from . import (
     managed_fields,
     mutating_policy,
     mutating_webhook,
+    object_validation,
     strategy,
     validating_policy,
     validating_webhook,
@@ -64,6 +65,7 @@ _MODULES = (
     namespace_lifecycle, limit_ranger, service_account, taint_nodes_by_condition, priority, default_toleration_seconds,
     default_storage_class, storage_object_in_use_protection, runtime_class, default_ingress_class,
     mutating_policy, mutating_webhook, strategy,
+    object_validation,
     limit_ranger_validate, service_account_validate, priority_validate, runtime_class_validate,
     validating_policy, validating_webhook,
 )

@@ -106,6 +106,9 @@ class Declarations:
     # :func:`library.library_use`; checking and running: :func:`library_level`), half the engine's set-up;
     # an expression the library's rewriting changes is compiled again where the whole library is declared.
     library: bool | str = True
+    # A CustomResourceDefinition's x-kubernetes-validations rule (apiextensions-apiserver's
+    # pkg/apiserver/schema/cel): its roots are ``self`` and ``oldSelf`` (both dyn), not the admission ones.
+    rule_roots: bool = False
 
 
 @dataclass(slots=True)
@@ -132,9 +135,6 @@ class Compiled:
     # apiserver's declared type: the engine takes their JSON values only through an activation (None: it
     # takes its data as given)
     typed_roots: TypedRoots | None = None
-    # the declarations the program was compiled with (set with ``program``): a part of the expression is
-    # compiled with them to be evaluated on its own (app.vap.explain)
-    declarations: Declarations | None = None
 
     @property
     def engine_limit(self) -> bool:
@@ -289,7 +289,7 @@ def _build_environment(decls: Declarations, *, typed: bool) -> Any:
         "oldObject": cel.Type.DYN,
         "request": cel.Type.DYN,
         "namespaceObject": cel.Type.DYN,
-    }
+    } if not decls.rule_roots else {"self": cel.Type.DYN, "oldSelf": cel.Type.DYN}
     if decls.params:
         variables["params"] = cel.Type.DYN
     if decls.authorizer:
@@ -501,8 +501,6 @@ def _code_spans(text: str) -> tuple[tuple[int, int], ...]:
     spans.append((start, n))
     return tuple(s for s in spans if s[0] < s[1])
 
-
-code_spans = _code_spans  # (public: app.vap.explain splits expressions outside their strings and comments)
 
 _VARIABLE_REF = re.compile(r"(?<![\w.])variables\s*\.\s*([_a-zA-Z][_a-zA-Z0-9]*)(?!\s*\()")
 
@@ -798,7 +796,6 @@ def _compile(expression: str, kind: str, decls: Declarations) -> Compiled:
         except _RuntimeRefused as exc:  # not seen: what type-checks with declared types also does with dyn ones
             return _failed(compiled, _engine_issues(str(exc), rewrite, expression, decls))
     compiled.program = program
-    compiled.declarations = decls
     compiled.holds_optionals = library.may_hold_optionals(compiled.program)
     if compiled.holds_optionals and library.optional_maps_reach_python(compiled.program):
         compiled.unsafe = library.OPTIONAL_ARGUMENT
