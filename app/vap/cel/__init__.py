@@ -135,6 +135,9 @@ class Compiled:
     # apiserver's declared type: the engine takes their JSON values only through an activation (None: it
     # takes its data as given)
     typed_roots: TypedRoots | None = None
+    # the declarations the program was compiled with (set with ``program``): a part of the expression is
+    # compiled with them to be evaluated on its own (app.vap.explain)
+    declarations: Declarations | None = None
 
     @property
     def engine_limit(self) -> bool:
@@ -502,6 +505,8 @@ def _code_spans(text: str) -> tuple[tuple[int, int], ...]:
     return tuple(s for s in spans if s[0] < s[1])
 
 
+code_spans = _code_spans  # (public: app.vap.explain splits expressions outside their strings and comments)
+
 _VARIABLE_REF = re.compile(r"(?<![\w.])variables\s*\.\s*([_a-zA-Z][_a-zA-Z0-9]*)(?!\s*\()")
 
 
@@ -796,6 +801,7 @@ def _compile(expression: str, kind: str, decls: Declarations) -> Compiled:
         except _RuntimeRefused as exc:  # not seen: what type-checks with declared types also does with dyn ones
             return _failed(compiled, _engine_issues(str(exc), rewrite, expression, decls))
     compiled.program = program
+    compiled.declarations = decls
     compiled.holds_optionals = library.may_hold_optionals(compiled.program)
     if compiled.holds_optionals and library.optional_maps_reach_python(compiled.program):
         compiled.unsafe = library.OPTIONAL_ARGUMENT
