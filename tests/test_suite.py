@@ -258,3 +258,102 @@ def test_dump_yaml_keeps_text_as_block_scalars():
     assert text == "- name: x\n  object: |\n    a: 1\n    b: 2\n"
     cases, problems = suite.parse_cases(text)
     assert not problems and cases[0].panes["object"] == "a: 1\nb: 2\n"
+
+
+# --- expected objects: the admitted object after a MutatingAdmissionPolicy ------------------------------
+
+LABEL_POLICY = """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: team-label.example.com}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}]
+  matchConditions:
+  - {name: not-system, expression: "!request.userInfo.username.startsWith('system:')"}
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: 'Object{metadata: Object.metadata{labels: {"team": "web"}}}'
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: team-label}
+spec: {policyName: team-label.example.com}
+"""
+CONFIGMAP = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"},
+             "data": {"a": "b"}}
+
+
+def run_mutating(expect, *, user: str = "alice") -> suite.CaseResult:
+    result = suite.run_suite({"policy": LABEL_POLICY, "testCases": [
+        {"name": "labelled", "object": CONFIGMAP, "userInfo": {"username": user}, "expect": expect}]})
+    assert not result.problems
+    return result.cases[0]
+
+
+@pytest.mark.parametrize(("expect", "status", "reason"), [
+    pytest.param({"allowed": True, "object": {"metadata": {"labels": {"team": "web"}}}}, "pass", None,
+                 id="the label the policy added"),
+    pytest.param({"object": "metadata:\n  labels: {team: web}\ndata: {a: b}\n"}, "pass", None,
+                 id="given as YAML text"),
+    pytest.param({"object": {"metadata": {"labels": {"team": "api"}}}}, "fail",
+                 'the admitted object differs: metadata.labels.team: expected "api", got "web"', id="another value"),
+    pytest.param({"object": {"metadata": {"annotations": {"x": "y"}}}}, "fail",
+                 'the admitted object differs: metadata.annotations: missing (expected {"x": "y"})',
+                 id="a missing field"),
+    pytest.param({"object": {"metadata": {"labels": {"team": None}}}}, "fail",
+                 'the admitted object differs: metadata.labels.team: expected no value, got "web"',
+                 id="null: expected absent"),
+    pytest.param({"object": {"metadata": {"uid": None}}}, "fail", "metadata.uid: expected no value",
+                 id="the apiserver's own fields are there"),
+    pytest.param({"policies": {"team-label.example.com": "pass"}}, "pass", None, id="mutating policy pass"),
+])
+def test_expected_object_is_a_subset_of_the_admitted_one(expect, status, reason):
+    case = run_mutating(expect)
+    assert case.status == status, case.reasons
+    if reason is not None:
+        assert any(reason in r for r in case.reasons), case.reasons
+    if "object" in expect:
+        assert "object includes" in case.expected
+        assert case.to_json()["result"]["object"]["metadata"]["labels"] == {"team": "web"}
+
+
+def test_a_mutating_policy_that_does_not_apply_is_a_skip():
+    case = run_mutating({"policies": {"team-label.example.com": "skip"},
+                         "object": {"metadata": {"labels": None}}}, user="system:admin")
+    assert case.status == "pass", case.reasons
+
+
+@pytest.mark.parametrize(("expected", "actual", "differences"), [
+    pytest.param({"spec": {"volumes": [{"name": "data"}]}},
+                 {"spec": {"volumes": [{"name": "data", "emptyDir": {}}, {"name": "kube-api-access-x"}]}}, [],
+                 id="a list item among items the apiserver added"),
+    pytest.param({"a": [1, 3]}, {"a": [1, 2, 3]}, [], id="list items in order, others between"),
+    pytest.param({"a": [3, 1]}, {"a": [1, 2, 3]}, ["a[1]: expected 1, got 2"], id="out of order"),
+    pytest.param({"a": [{"n": 1}, {"n": 2}]}, {"a": [{"n": 1}]},
+                 ['a: no item matches {"n": 2} (expected item 2; the list has 1 item)'], id="a list too short"),
+    pytest.param({"a": True}, {"a": 1}, ["a: expected true, got 1"], id="true is not 1"),
+    pytest.param({"a": 1}, {"a": 1.0}, [], id="1 is 1.0"),
+    pytest.param({"metadata": {"labels": {"example.com/team": "x"}}}, {"metadata": {"labels": {}}},
+                 ['metadata.labels["example.com/team"]: missing (expected "x")'], id="keys with dots quoted"),
+    pytest.param({"a": {"b": 1}}, {"a": [1]}, ['a: expected a mapping, got [1]'], id="a list for a mapping"),
+    pytest.param({"a": 1}, None, ["there is no object (a DELETE request, or the request was not evaluated)"],
+                 id="no object"),
+])
+def test_expected_object_differences(expected, actual, differences):
+    from app.vap import expected_object
+
+    assert expected_object.differences(expected, actual) == differences
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("[1, 2]", "object must be one mapping"),
+    ("a: [\n", "object is not readable"),
+    ({}, "object must be one mapping"),
+])
+def test_unreadable_expected_objects_are_case_errors(value, message):
+    case = run_mutating({"object": value})
+    assert case.status == "error"
+    assert any(message in r for r in case.reasons), case.reasons

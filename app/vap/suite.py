@@ -21,16 +21,21 @@ list. Each case describes one admission request and the outcome it must get::
         warning: true                    # true, false, or a substring of a warning
         auditAnnotations: {"policy.example.com/key": "substring", "other/key": null}
         policies: {policy.example.com: fail}   # pass, fail, skip or error per policy
+        object:                          # fields the admitted object must have (a subset, see expected_object)
+          metadata: {labels: {team: web}}
 
 A case takes the policy and binding panes, the Kubernetes version and, unless it gives its own,
 the params and namespace panes from its scenario; it takes every attribute of the Request pane
 but ``operation`` (its objects decide that). ``expect`` may also be one word: ``allowed``,
-``denied`` or ``warning``.
+``denied`` or ``warning``. ``expect.object`` is compared with the response's ``object``, the object after
+every mutating stage (what the apiserver would store, or what the validating stages saw when the request was
+denied), as a subset (:mod:`.expected_object`).
 
 The per-policy result follows Kyverno CLI's reading of a ValidatingAdmissionPolicy: ``skip``
 when the policy takes no part (not matched, no binding matched, a matchCondition false),
 ``fail`` when a validation failed whatever the binding's validationActions, ``error`` when an
-expression or the configuration failed, ``pass`` otherwise.
+expression or the configuration failed, ``pass`` otherwise. A MutatingAdmissionPolicy has
+``pass`` when its mutations ran, ``error`` when one failed, ``skip`` when it took no part.
 
 Rule: pure, like the rest of the core; the cases are evaluated by :func:`evaluate`.
 """
@@ -44,12 +49,13 @@ from typing import Any
 
 import yaml
 
+from . import expected_object
 from .documents import Document, load_pane
 from .evaluate import evaluate
 from .request import OPERATIONS
 
 CASE_FIELDS = ("name", "object", "oldObject", "operation", "userInfo", "request", "namespace", "params", "expect")
-EXPECT_FIELDS = ("allowed", "message", "code", "reason", "warning", "auditAnnotations", "policies")
+EXPECT_FIELDS = ("allowed", "message", "code", "reason", "warning", "auditAnnotations", "policies", "object")
 EXPECT_WORDS = {"allowed": {"allowed": True}, "denied": {"allowed": False},
                 "warning": {"allowed": True, "warning": True}}
 CASE_PANES = ("object", "oldObject", "namespace", "params")
@@ -73,6 +79,7 @@ class Expectation:
     warning: bool | str | None = None
     audit_annotations: dict[str, str | None] = field(default_factory=dict)
     policies: dict[str, str] = field(default_factory=dict)
+    object: dict[str, Any] | None = None
 
     def describe(self) -> str:
         """Say what is expected, in a few words."""
@@ -96,6 +103,8 @@ class Expectation:
                          else f"audit annotation {key} contains {value!r}")
         for name, result in self.policies.items():
             parts.append(f"{name}: {result}")
+        if self.object is not None:
+            parts.append(expected_object.describe(self.object))
         return ", ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
@@ -108,6 +117,8 @@ class Expectation:
             out["auditAnnotations"] = dict(self.audit_annotations)
         if self.policies:
             out["policies"] = dict(self.policies)
+        if self.object is not None:
+            out["object"] = copy.deepcopy(self.object)
         return out
 
 
@@ -157,6 +168,8 @@ class CaseResult:
                 "warnings": self.response.get("warnings") or [],
                 "auditAnnotations": self.response.get("auditAnnotations") or {}, "policies": dict(self.policies),
             }
+            if self.case.expect.object is not None:
+                out["result"]["object"] = self.response.get("object")
             if with_response:
                 out["response"] = self.response
         return out
@@ -392,11 +405,28 @@ def _parse_expect(value: Any, problem: Any) -> Expectation:
     if not isinstance(policies, Mapping) or not all(v in POLICY_RESULTS for v in policies.values()):
         wrong("policies maps a policy name to " + ", ".join(POLICY_RESULTS), "policies")
         policies = {}
+    expected = _expected_object(value.get("object"), wrong)
     if bad:
         return Expectation()
     return Expectation(allowed=allowed, message=message, code=code, reason=reason, warning=warning,
                        audit_annotations={str(k): v for k, v in annotations.items()},
-                       policies={str(k): str(v) for k, v in policies.items()})
+                       policies={str(k): str(v) for k, v in policies.items()}, object=expected)
+
+
+def _expected_object(value: Any, wrong: Any) -> dict[str, Any] | None:
+    """``expect.object``: a mapping, or YAML or JSON text holding one."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        docs, problems = load_pane("object", value)
+        if problems:
+            wrong(f"object is not readable: {problems[0].message}", "object")
+            return None
+        value = docs[0].value if len(docs) == 1 else None
+    if not isinstance(value, Mapping) or not value:
+        wrong("object must be one mapping: the fields the admitted object must have", "object")
+        return None
+    return copy.deepcopy(dict(value))
 
 
 # --- running -----------------------------------------------------------------------------------------
@@ -453,7 +483,25 @@ def policy_results(response: Mapping[str, Any]) -> dict[str, str]:
                 if any(a.get("error") and a.get("action") == "error" for a in ev.get("auditAnnotations") or []):
                     result = _worse(result, "error")
         results[str(record.get("name"))] = _worse(results.get(str(record.get("name")), "skip"), result)
+    for record in response.get("mutatingPolicies") or []:
+        name = str(record.get("name"))
+        results[name] = _worse(results.get(name, "skip"), _mutating_result(record))
     return results
+
+
+def _mutating_result(record: Mapping[str, Any]) -> str:
+    """A MutatingAdmissionPolicy's result: ``error`` when configuring it, a matchCondition or a mutation failed
+    (whatever its failurePolicy), ``pass`` when its mutations ran, ``skip`` when it took no part."""
+    result = "error" if record.get("errors") else "skip"
+    for binding in record.get("bindings") or []:
+        if binding.get("errors"):
+            result = _worse(result, "error")
+        for ev in binding.get("evaluations") or []:
+            if ev.get("errors") or any(m.get("error") for m in ev.get("mutations") or []):
+                result = _worse(result, "error")
+            elif ev.get("matched") is not False:
+                result = _worse(result, "pass")
+    return result
 
 
 def _worse(a: str, b: str) -> str:
@@ -522,6 +570,9 @@ def check(expect: Expectation, response: Mapping[str, Any], policies: Mapping[st
             if actual == "skip" and expected == "pass":
                 hint = " (Kyverno CLI counts a request the policy does not apply to as passing; this suite does not)"
             reasons.append(f"expected policy {name}: {expected}, got {actual}{hint}")
+    if expect.object is not None:
+        reasons.extend(f"the admitted object differs: {d}" for d in expected_object.differences(
+            expect.object, response.get("object")))
     return reasons
 
 
