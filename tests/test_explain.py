@@ -224,3 +224,18 @@ def test_the_top_level_is_split_outside_strings_brackets_and_comments(text, kind
 ])
 def test_values_read_as_cel_literals(value, text):
     assert explain.notation(value) == text
+
+
+def test_the_page_shows_the_operand_values_under_a_failed_validation(client):
+    from app import examples
+
+    form = examples.get("image-registries").form()
+    html = client.post("/evaluate", data=form, headers={"HX-Request": "true"}).get_data(as_text=True)
+    row = html[html.index("object.spec.containers.all(c, c.image.startsWith("):]
+    operands = row[row.index("data-explanation"):row.index("</ul>")]
+    assert ("<code>c.image.startsWith(&#39;registry.example.com/&#39;)</code> = "
+            '<code class="operand-value">false</code>') in operands
+    assert "for <code>object.spec.containers[1]</code> (<code>c</code> = " in operands
+    assert "&#34;name&#34;: &#34;shell&#34;" in operands
+    assert ('<code>c.image</code> = <code class="operand-value">&#34;docker.io/library/busybox:1.36&#34;</code>'
+            in operands)

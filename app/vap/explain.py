@@ -15,8 +15,9 @@ variable.
 
 Nothing here changes a verdict: the explanation is made after the decision, from the same inputs, and a
 part that cannot be compiled on its own is left out (one that fails shows its error). Values read as CEL
-literals (strings quoted, ``null``, library values as the call that builds them), each cut to
-:data:`VALUE_BYTES` with the marker ``… truncated (N bytes) …``.
+literals (strings quoted, ``null``, maps with their keys sorted, library values as the call that builds
+them), each cut to :data:`VALUE_BYTES` (a macro's element to :data:`ELEMENT_BYTES`) with the marker
+``… truncated (N bytes) …``.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from . import cel
 from .cel import library
 
 VALUE_BYTES = 400  # bytes of a value's text shown, at most
+ELEMENT_BYTES = 240  # bytes of a macro element's text shown, at most (its predicate's lines say what it reads)
 MAX_ENTRIES = 16  # lines of one explanation, at most
 MAX_DEPTH = 4  # operands explained within operands, at most this deep
 MAX_ELEMENTS = 100  # elements of a macro's receiver whose predicate is evaluated one at a time, at most
@@ -408,7 +410,8 @@ class _Explainer:
 
         def described(i: int) -> dict[str, str]:
             if keys is None:
-                return {"path": f"{receiver}[{i}]", "variable": variable, "value": notation(items[i])}
+                return {"path": f"{receiver}[{i}]", "variable": variable,
+                        "value": notation(items[i], ELEMENT_BYTES)}
             return {"path": f"{receiver} key {notation(keys[i])}", "variable": variable, "value": notation(keys[i])}
 
         def at(i: int) -> Wrap | None:
