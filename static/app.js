@@ -338,7 +338,7 @@
     var input = document.getElementById("import-file");
     if (input) {
       input.addEventListener("change", function () {
-        importFile(input.files && input.files[0]);
+        dropFile(input.files && input.files[0], null);   // a scenario file, or plain manifests
         input.value = "";                    // the same file can be chosen again
       });
     }
@@ -760,13 +760,17 @@
   // A dropped or chosen file: a scenario file fills every pane; any other text goes into the pane.
   function dropFile(file, pane) {
     if (!file) { return; }
-    if (!pane || FIELDS.indexOf(pane) < 0 || file.size > MAX_PANE_FILE) {
+    if ((pane && FIELDS.indexOf(pane) < 0) || file.size > MAX_PANE_FILE) {
       importFile(file);
       return;
     }
     file.text().then(function (text) {
-      if (isScenarioText(text)) {
+      if (isScenarioText(text) || (!pane && !window.APLoading)) {
         importFile(file);
+        return;
+      }
+      if (!pane) {                 // plain manifests: static/loading.js sorts them into the panes by kind
+        window.APLoading.importText(text, file.name);
         return;
       }
       setPane(pane, text.replace(/\r\n/g, "\n"));
@@ -843,6 +847,14 @@
       if (media.addEventListener) { media.addEventListener("change", label); }
     }
   }
+
+  // What static/loading.js (templates, plain manifests sorted into the panes) uses of the page.
+  window.APPage = {
+    editor: function (name) { return editors[name] || null; },
+    setPane: setPane,
+    fileStatus: fileStatus,
+    evaluate: evaluate
+  };
 
   document.addEventListener("DOMContentLoaded", function () {
     setUpFiles();
