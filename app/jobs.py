@@ -97,9 +97,10 @@ def scenario_file(text: str) -> dict[str, Any]:
         return {"error": "the file nests mappings and lists too deeply to read"}
 
 
-def place(text: str, kubernetes_version: str) -> dict[str, Any]:
-    """Sort a manifest file's documents into the panes by kind (the page's import of plain YAML)."""
-    return placement.place(text, kubernetes_version).to_json()
+def place(text: str, kubernetes_version: str, context: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Sort a manifest file's documents into the panes by kind (the page's import of plain YAML); ``context``:
+    the page's Policy, Binding and Params panes."""
+    return placement.place(text, kubernetes_version, context).to_json()
 
 
 JOBS: dict[str, Callable[..., Any]] = {

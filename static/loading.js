@@ -292,7 +292,9 @@
     api().fileStatus("Reading " + source + "…", true);
     fetch("/api/v1/place", {
       method: "POST", credentials: "same-origin", headers: {"Content-Type": "application/json"},
-      body: JSON.stringify({text: text, kubernetesVersion: kubernetesVersion()})
+      // (the Policy, Binding and Params panes tell the file's params and custom resources apart)
+      body: JSON.stringify({text: text, kubernetesVersion: kubernetesVersion(), policy: paneText("policy"),
+                            binding: paneText("binding"), params: paneText("params")})
     }).then(function (response) {
       return response.json().catch(function () {
         return {error: "the server answered " + response.status};

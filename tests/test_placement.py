@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -147,6 +148,32 @@ def test_a_file_that_cannot_be_sorted_places_nothing(text, message):
     assert result.panes == {} and result.placed == []
 
 
+@pytest.mark.parametrize(("context", "panes"), [
+    ({}, {"object": ["ConfigMap"]}),
+    ({"policy": VAP}, {"params": ["ConfigMap"]}),
+    ({"policy": VAP, "binding": BINDING.replace("name: limits", "name: settings")}, {"object": ["ConfigMap"]}),
+    ({"policy": "kind: [unreadable\n"}, {"object": ["ConfigMap"]}),
+], ids=["no panes", "the Policy pane's paramKind", "the Binding pane's paramRef names another", "unreadable pane"])
+def test_the_pages_panes_tell_params_apart(context, panes):
+    result = place(PARAMS, "1.34", context)
+    got = {}
+    for p in result.placed:
+        got.setdefault(p.pane, []).append(p.kind)
+    assert got == panes
+
+
+def test_a_custom_resource_whose_definition_is_in_the_params_pane_is_known():
+    assert place(CUSTOM, "1.34").not_placed[0].kind == "ReplicaLimit"
+    result = place(CUSTOM, "1.34", {"params": CRD})
+    assert [(p.kind, p.pane) for p in result.placed] == [("ReplicaLimit", "object")]
+
+
+def test_windows_line_endings():
+    result = place(_joined(VAP, DEPLOYMENT).replace("\n", "\r\n"), "1.34")
+    assert [p.where for p in result.placed] == ["document 1, line 1", "document 2, line 13"]
+    assert result.panes["policy"] == VAP
+
+
 def test_each_document_keeps_its_own_text_and_comments():
     text = "# the policy\n" + VAP + "---\n# params for it\n" + PARAMS
     result = place(text, "1.34")
@@ -177,7 +204,7 @@ def client():
 
 
 def test_endpoint_sorts_a_file_upload(client):
-    data = {"file": (__import__("io").BytesIO(_joined(VAP, DEPLOYMENT).encode()), "all.yaml"),
+    data = {"file": (io.BytesIO(_joined(VAP, DEPLOYMENT).encode()), "all.yaml"),
             "kubernetesVersion": "1.33"}
     answer = client.post("/api/v1/place", data=data, content_type="multipart/form-data")
     assert answer.status_code == 200
@@ -186,6 +213,15 @@ def test_endpoint_sorts_a_file_upload(client):
     assert set(body["panes"]) == {"policy", "object"}
     assert [(p["kind"], p["pane"], p["where"]) for p in body["placed"]] == [
         ("ValidatingAdmissionPolicy", "policy", "document 1, line 1"), ("Deployment", "object", "document 2, line 13")]
+
+
+def test_endpoint_takes_the_pages_panes_along(client):
+    answer = client.post("/api/v1/place", json={"text": PARAMS, "policy": VAP, "binding": BINDING})
+    assert [(p["kind"], p["pane"], p["reason"]) for p in answer.get_json()["placed"]] == [
+        ("ConfigMap", "params", "params of the policy 'replica-limit' (its paramKind)")]
+    data = {"file": (io.BytesIO(PARAMS.encode()), "cm.yaml"), "policy": VAP}
+    answer = client.post("/api/v1/place", data=data, content_type="multipart/form-data")
+    assert [p["pane"] for p in answer.get_json()["placed"]] == ["params"]
 
 
 def test_endpoint_takes_json_and_raw_yaml(client):

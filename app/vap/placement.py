@@ -214,9 +214,26 @@ def _unknown_reason(doc: Document, table: ResourceTable, version: str) -> str:
             "CustomResourceDefinition in the file defines it; not placed")
 
 
-def place(text: str, kubernetes_version: str) -> Placement:
-    """Sort the documents of a manifest file into the panes by kind, for Kubernetes ``kubernetes_version``."""
+def _context_documents(context: Mapping[str, str] | None) -> dict[str, list[Document]]:
+    """The documents of the panes the page has now (``policy``, ``binding``, ``params``): what the file's params
+    and custom resources may refer to. A pane that cannot be read is left out (it may be half typed)."""
+    found: dict[str, list[Document]] = {}
+    for pane in ("policy", "binding", "params"):
+        source = (context or {}).get(pane)
+        if isinstance(source, str) and source.strip():
+            docs, problems = load_pane(pane, source)
+            found[pane] = [] if problems else docs
+    return found
+
+
+def place(text: str, kubernetes_version: str, context: Mapping[str, str] | None = None) -> Placement:
+    """Sort the documents of a manifest file into the panes by kind, for Kubernetes ``kubernetes_version``.
+
+    ``context``: the texts of the page's Policy, Binding and Params panes. Their policies' paramKinds and their
+    bindings' paramRefs tell params apart when the file has no policy or no binding of its own, and their
+    CustomResourceDefinitions make their kinds known."""
     result = Placement(kubernetes_version)
+    text = text.replace("\r\n", "\n")
     if not text.strip():
         result.error = "the file is empty"
         return result
@@ -228,18 +245,31 @@ def place(text: str, kubernetes_version: str) -> Placement:
         result.error = "the file holds no document"
         return result
     table = builtin_table(kubernetes_version)
-    crds = [e.doc.value for e in entries if e.doc.kind == "CustomResourceDefinition" and isinstance(e.doc.value, dict)]
+    panes = _context_documents(context)
+    file_docs = [e.doc for e in entries]
+    crds = [d.value for d in file_docs + panes.get("params", [])
+            if d.kind == "CustomResourceDefinition" and isinstance(d.value, dict)]
     if crds:
         table = table.with_custom_resources(crds)
-    policies = [e.doc for e in entries if e.doc.kind in POLICY_KINDS and e.doc.group == ADMISSION_GROUP]
+    policies = [d for d in file_docs if d.kind in POLICY_KINDS and d.group == ADMISSION_GROUP] or \
+        [d for d in panes.get("policy", []) if d.kind in POLICY_KINDS and d.group == ADMISSION_GROUP]
+    bindings = [d for d in file_docs if d.kind in BINDING_KINDS and d.group == ADMISSION_GROUP] or \
+        [d for d in panes.get("binding", []) if d.kind in BINDING_KINDS and d.group == ADMISSION_GROUP]
     param_kinds = _param_kinds(policies)
     param_refs: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
-    for e in entries:
-        spec = e.doc.value.get("spec") if isinstance(e.doc.value, dict) else None
-        if e.doc.kind in BINDING_KINDS and isinstance(spec, Mapping) and isinstance(spec.get("paramRef"), Mapping):
+    for binding in bindings:
+        spec = binding.value.get("spec") if isinstance(binding.value, dict) else None
+        if isinstance(spec, Mapping) and isinstance(spec.get("paramRef"), Mapping):
             found = param_kinds.get(str(spec.get("policyName") or ""))
             if found is not None:
                 param_refs.setdefault(found, []).append(spec["paramRef"])
+
+    def params_of(doc: Document) -> str | None:
+        """The policy whose params the object is (its paramKind, selected by a paramRef of its bindings)."""
+        for name, (group, kind) in param_kinds.items():
+            if param_kind_matches(doc.value, group, kind) and _selected_by(doc, param_refs.get((group, kind), [])):
+                return name
+        return None
 
     def put(entry: _Entry, pane: str | None, reason: str) -> None:
         doc = entry.doc
@@ -273,9 +303,8 @@ def place(text: str, kubernetes_version: str) -> Placement:
             put(entry, None, _unknown_reason(doc, table, kubernetes_version))
         elif doc.kind == "Namespace" and doc.api_version == "v1":
             put(entry, "namespace", "a Namespace")
-        elif any(param_kind_matches(doc.value, group, kind) and _selected_by(doc, param_refs.get((group, kind), []))
-                 for group, kind in param_kinds.values()):
-            put(entry, "params", "of a policy's paramKind: params for its bindings")
+        elif (policy := params_of(doc)) is not None:
+            put(entry, "params", f"params of the policy {policy!r} (its paramKind)")
         else:
             objects.append(entry)
     for i, entry in enumerate(objects):

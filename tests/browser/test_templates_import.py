@@ -147,6 +147,27 @@ def test_a_multi_document_file_goes_into_the_panes_of_its_kinds(page, tmp_path, 
     assert "replica-limit.example.com" in editor_text(page, "policy")
 
 
+def test_a_file_dropped_outside_the_panes_is_sorted_with_the_pages_policy(page):
+    page.goto("/")
+    params = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: replica-limit\n  namespace: default\n" \
+        "data:\n  maxReplicas: \"9\"\n"
+    data = page.evaluate_handle(
+        """(text) => { const dt = new DataTransfer();
+             dt.items.add(new File([text], "limits.yaml", {type: "application/yaml"})); return dt; }""",
+        params,
+    )
+    target = page.locator("#import-more")
+    for event in ("dragenter", "dragover", "drop"):
+        target.dispatch_event(event, {"dataTransfer": data})
+    dialog = page.locator("#place-dialog")
+    dialog.wait_for()
+    # the policy in the Policy pane has paramKind ConfigMap, and its binding's paramRef names this one
+    assert dialog.locator("tr[data-placed-pane]").get_attribute("data-placed-pane") == "params"
+    dialog.locator("#place-replace").click()
+    page.locator('#result[data-decision="allowed"]').wait_for()
+    assert editor_text(page, "params") == params
+
+
 def test_pasted_yaml_is_added_to_the_panes_and_errors_say_where(page):
     page.expected_errors.append("the server responded with a status of 400")  # the YAML error's answer
     page.goto("/")
