@@ -285,6 +285,12 @@ def respond(scenario: Scenario) -> Response:
         version=version, table=table, schemas=schemas,
     )
     problems.extend(type_problems)
+    _, mutating_type_problems = check_policies(
+        [(p.name, p.spec) for p in mutating_policies],
+        {d.name: d for d in mutating_docs if d.kind == "MutatingAdmissionPolicy"},
+        version=version, table=table, schemas=schemas,
+    )
+    problems.extend(mutating_type_problems)
     authorization = rbac.load(rbac_docs)
     problems.extend(authorization.problems)
     rejected.extend(authorization.rejected)

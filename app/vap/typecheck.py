@@ -30,6 +30,8 @@ from typing import Any
 
 from . import cel, compiler, fast, reach
 from .documents import Document, Problem
+from .mutating import expressions
+from .mutating import policy as map_policy
 from .resources import ResourceTable
 from .schemas import KindSchema, SchemaSet
 from .schemas.decltypes import TypedRoots, kind_types, typed_roots
@@ -173,6 +175,9 @@ class _Site:
     field_ref: str
     expression: str
     kind: str  # cel.VALIDATION, ...
+    # a MutatingAdmissionPolicy's mutation: the expression as written (``expression`` is what the engine compiles,
+    # see app.vap.mutating.expressions) and where each place of it is in the text as written
+    written: Any = None
 
 
 def _sites(spec: Mapping[str, Any]) -> list[_Site]:
@@ -195,7 +200,29 @@ def _sites(spec: Mapping[str, Any]) -> list[_Site]:
     for i, a in items("auditAnnotations"):
         sites.append(_Site(f"spec.auditAnnotations[{i}].valueExpression", str(a.get("valueExpression") or ""),
                            cel.AUDIT_ANNOTATION))
+    for i, m in items("mutations"):
+        member = "applyConfiguration" if m.get("patchType") == "ApplyConfiguration" else "jsonPatch"
+        if isinstance(m.get(member), Mapping):
+            written = str(m[member].get("expression") or "")
+            rewritten = expressions.rewrite(written)
+            sites.append(_Site(f"spec.mutations[{i}].{member}.expression", rewritten.text, cel.MUTATION,
+                               (written, rewritten)))
     return sites
+
+
+def _as_written(site: _Site, issues: list[cel.CompileIssue]) -> tuple[str, list[cel.CompileIssue]]:
+    """A site's text and issues as the user wrote them (a mutation's were found in its rewritten text)."""
+    if site.written is None:
+        return site.expression, issues
+    written, rewritten = site.written
+    moved = []
+    for issue in issues:
+        lines = rewritten.text.split("\n")
+        offset = sum(len(x) + 1 for x in lines[: issue.line - 1]) + issue.column - 1
+        at = rewritten.original_offset(offset)
+        before = written[:at]
+        moved.append(cel.CompileIssue(before.count("\n") + 1, at - (before.rfind("\n") + 1) + 1, issue.message))
+    return written, moved
 
 
 def _check_site(expression: str, kind: str, typed: cel.Declarations, plain: cel.Declarations | None) -> cel.Compiled:
@@ -303,12 +330,20 @@ def _issues(compiled: cel.Compiled, roots: TypedRoots) -> list[cel.CompileIssue]
 # The policy
 
 
+def _programs(name: str, spec: Mapping[str, Any], version: str) -> list[cel.Compiled]:
+    """Every expression of a policy compiled for evaluation (a MutatingAdmissionPolicy's mutations too)."""
+    compiled = list(compiler.compile_policy(name, spec, version).expressions)
+    if spec.get("mutations"):
+        compiled += [m.compiled for m in map_policy.compile_policy(name, spec, version).mutations]
+    return compiled
+
+
 def _selected_fields(name: str, spec: Mapping[str, Any], version: str) -> tuple[Any, Any]:
     """The fields of ``object`` (with ``oldObject``, of the same type) and of ``params`` that the
     policy's expressions select, their elements' fields included (tries of field names, see
     :mod:`reach`), read from the programs evaluation runs (compiled once for both); WHOLE for both
     when an expression has no program."""
-    compiled = compiler.compile_policy(name, spec, version).expressions
+    compiled = _programs(name, spec, version)
     if any(c.program is None for c in compiled):
         return reach.WHOLE, reach.WHOLE
     roots = reach.of_programs([c.program for c in compiled], ("object", "oldObject", "params"), elements=True,
@@ -322,7 +357,7 @@ def _library_use(name: str, spec: Mapping[str, Any], version: str) -> bool | str
     True when an expression has none): the typed environments of a policy that calls none of its functions
     leave the library out, of one that calls only its comparisons and string() declare just those
     (:attr:`cel.Declarations.library`)."""
-    compiled = compiler.compile_policy(name, spec, version).expressions
+    compiled = _programs(name, spec, version)
     uses: set[bool | str] = set()
     for c in compiled:
         if c.program is None:
@@ -351,9 +386,11 @@ def _check(spec: Mapping[str, Any], version: str, kinds: Sequence[KindSchema], p
         found = per_site.get(site.field_ref)
         if not found:
             continue
+        found = [(gvk, _as_written(site, issues)[1]) for gvk, issues in found]
+        expression = site.written[0] if site.written is not None else site.expression
         # TypeCheckingResult.String per kind ("<gvk>: <issues>\n"), joined by newlines
         text = "\n".join(
-            f"{gvk}: {_render(site.expression, issues)}\n" for gvk, issues in found
+            f"{gvk}: {_render(expression, issues)}\n" for gvk, issues in found
         )
         flat = tuple(Issue(gvk, i.line, i.column, i.message) for gvk, issues in found for i in issues)
         warnings.append(ExpressionWarning(site.field_ref, text, flat))
