@@ -35,6 +35,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from flask import Flask
 
     from . import api, bodies, errors, evaluations, isolation, ratelimit, security, shares, testcases, web, workshop
+    from .editing import bp as editing_bp
     from .loading import bp as loading_bp
     from .vap.limits import Limits
 
@@ -76,5 +77,6 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(web.bp)  # with the routes of its form's Share, Import and Export (app/shares.py)
     app.register_blueprint(testcases.bp)
     app.register_blueprint(workshop.bp)
+    app.register_blueprint(editing_bp)  # the editors' completion, hover and problems as they are typed
     app.register_blueprint(loading_bp)  # pane templates and plain manifests sorted into the panes
     return app

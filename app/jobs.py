@@ -16,6 +16,7 @@ from typing import Any
 from . import exercises, store, vap
 from .vap import placement, suite
 from .vap.evaluate import check_payload, payload_from_body
+from .vap.lint import lint
 from .vap.request import derived_operation
 
 
@@ -112,6 +113,7 @@ JOBS: dict[str, Callable[..., Any]] = {
     "add_case": add_case,  # the page's "add this request as a test case"
     "scenario_file": scenario_file,  # reading a scenario file (YAML) for sharing, importing or testing
     "place": place,  # sorting plain manifests into the panes by kind
+    "lint": lint,  # POST /api/v1/lint: the problems of the panes, found without evaluating
 }
 # Jobs that run many evaluations, bounded by the suites' time limit.
 SUITE_JOBS = frozenset({"test_cases", "suite", "checks"})

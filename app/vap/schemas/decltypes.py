@@ -636,3 +636,32 @@ def clear_input_types() -> None:
 
 fast.register("decltypes.input_types", clear_input_types)
 playground_cel.provide_admission_types(lambda: typed_roots(None, None))
+
+
+@lru_cache(maxsize=1)
+def admission_messages() -> dict[str, tuple[tuple[str, str], ...]]:
+    """The fields of the hand-written request and namespace types (``AdmissionRequest``, ``Namespace``, ...)
+    with each field's type as CEL shows it (a message name, ``string``, ``list(string)``...), for completion."""
+    names = {_F.TYPE_STRING: "string", _F.TYPE_INT64: "int", _F.TYPE_BOOL: "bool"}
+    out: dict[str, tuple[tuple[str, str], ...]] = {}
+    for message in _admission_file().message_type:
+        entries = {entry.name: entry.field[1] for entry in message.nested_type}
+        fields = []
+        for fd in message.field:
+            if fd.type == _F.TYPE_MESSAGE:
+                type_name = fd.type_name.rpartition(".")[2]
+                if type_name in entries:
+                    value = entries[type_name]
+                    shown = "list(dyn)" if value.type_name == "." + LIST_VALUE else names.get(value.type, "dyn")
+                    type_name = f"map(string, {shown})"
+                elif fd.type_name == "." + TIMESTAMP:
+                    type_name = "timestamp"
+                elif fd.type_name.startswith(".google."):
+                    type_name = "dyn"
+            else:
+                type_name = names.get(fd.type, "dyn")
+            if fd.label == _REPEATED and not type_name.startswith("map("):
+                type_name = f"list({type_name})"
+            fields.append((fd.name, type_name))
+        out[message.name] = tuple(fields)
+    return out
