@@ -171,13 +171,13 @@ def object_meta_update(md: Mapping[str, Any], old_md: Mapping[str, Any], path: s
     return errs
 
 
-def pod_spec(spec: Any, path: str) -> list[FieldError]:
-    """validateContainers' first checks on the spec's containers."""
+def pod_spec(spec: Any, path: str, *, required: bool = True) -> list[FieldError]:
+    """validateContainers' first checks on the spec's containers (``required``: that there are some)."""
     if not isinstance(spec, Mapping):
         return []
     containers = spec.get("containers")
     if not isinstance(containers, list) or not containers:
-        return [validation.required(f"{path}.containers")]
+        return [validation.required(f"{path}.containers")] if required else []
     errs: list[FieldError] = []
     names: set[str] = set()
     for i, container in enumerate(containers):
@@ -198,11 +198,13 @@ def pod_spec(spec: Any, path: str) -> list[FieldError]:
 
 
 def pod_spec_errors(obj: Mapping[str, Any], group: str, kind: str) -> list[FieldError]:
-    """The container checks of the kind's pod spec, when it has one."""
+    """The container checks of the kind's pod spec, when it has one. Only a Pod is refused for having no
+    containers: a workload's template without any fails other checks of its kind too (its selector, its
+    labels), which are not reproduced, so the apiserver's message could not be given."""
     where = POD_SPECS.get((group, kind))
     if where is None:
         return []
     value: Any = obj
     for key in where:
         value = value.get(key) if isinstance(value, Mapping) else None
-    return pod_spec(value, ".".join(where)) if value is not None else []
+    return pod_spec(value, ".".join(where), required=kind == "Pod") if value is not None else []
