@@ -14,7 +14,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, make_response, request
 
-from . import errors, examples, forms, playground
+from . import errors, examples, forms, mutating_page, playground
 
 bp = Blueprint("web", __name__)
 
@@ -23,6 +23,12 @@ bp = Blueprint("web", __name__)
 def pretty_json(value: Any) -> str:
     """Show a CEL value as indented JSON (autoescaped by the template like any text)."""
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+@bp.app_template_filter("mutating_view")
+def mutating_view(response: Any) -> dict[str, Any] | None:
+    """The MutatingAdmissionPolicy part of a response as templates/_mutating.html shows it (app/mutating_page.py)."""
+    return mutating_page.view(response) if isinstance(response, dict) else None
 
 
 @bp.get("/")
