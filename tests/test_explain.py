@@ -104,6 +104,13 @@ CASES = [
     # variables.x operands, evaluated through the policy's variables
     ("variables.count <= variables.limit", (("count", "object.spec.replicas"), ("limit", "params.maxReplicas")),
      ["variables.count = 4", "variables.limit = 3"]),
+    # a variable that decides: its own expression explained
+    ("variables.small", (("small", "object.spec.replicas < params.maxReplicas"),),
+     ["variables.small = false (its expression: object.spec.replicas < params.maxReplicas)",
+      "object.spec.replicas = 4", "params.maxReplicas = 3"]),
+    ("object.metadata.name == 'web' && variables.small", (("small", "object.spec.replicas < 2"),),
+     ["object.metadata.name == 'web' = true",
+      "variables.small = false (its expression: object.spec.replicas < 2)", "object.spec.replicas = 4"]),
     # a conditional: the condition, then the branch taken
     ("object.metadata.name == 'web' ? object.spec.replicas < 2 : true", (),
      ["object.metadata.name == 'web' = true", "object.spec.replicas = 4"]),
@@ -239,3 +246,22 @@ def test_the_page_shows_the_operand_values_under_a_failed_validation(client):
     assert "&#34;name&#34;: &#34;shell&#34;" in operands
     assert ('<code>c.image</code> = <code class="operand-value">&#34;docker.io/library/busybox:1.36&#34;</code>'
             in operands)
+
+
+def test_unchanged_documents_are_explained_once_and_alike(monkeypatch):
+    from app.vap import fast
+    from app.vap.evaluate import evaluate
+    from tests.conftest import fixture_path
+
+    made = []
+    original = explain.explain
+    monkeypatch.setattr(explain, "explain", lambda *args, **kw: made.append(1) or original(*args, **kw))
+    body = {pane: open(fixture_path("replica-limit", f"{pane}.yaml")).read()
+            for pane in ("policy", "binding", "params", "namespace", "object")}
+    fast.clear()
+    answers = [evaluate(body)["policies"][0]["bindings"][0]["evaluations"][0]["validations"][0]["explanation"]
+               for _ in range(10)]
+    assert answers == [answers[0]] * 10
+    assert _lines(answers[0]) == ["object.spec.replicas = 5", "params.maxReplicas = 3"]
+    # (values are kept from a policy's fourth evaluation of the same documents on, their explanations with them)
+    assert len(made) == 4

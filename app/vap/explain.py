@@ -325,9 +325,14 @@ def _unwrapped(text: str) -> str:
     return text
 
 
+_VARIABLE = re.compile(r"variables\s*\.\s*([_a-zA-Z][_a-zA-Z0-9]*)")
+
+
 class _Explainer:
-    def __init__(self, compiled: cel.Compiled, run: Runner, budget: int) -> None:
+    def __init__(self, compiled: cel.Compiled, run: Runner, budget: int, variables: Mapping[str, cel.Compiled]
+                 ) -> None:
         self.decls = compiled.declarations
+        self.variables = variables
         self.run = run
         self.remaining = budget
         self.entries: list[dict[str, Any]] = []
@@ -356,7 +361,10 @@ class _Explainer:
 
     def explain(self, node: Node, known: Outcome, wrap: Wrap, element: dict[str, str] | None, depth: int) -> None:
         """Lines for the operands of ``node``, whose own outcome is ``known``, then for the one that decides."""
-        if depth > MAX_DEPTH or node.kind == "leaf":
+        if depth > MAX_DEPTH:
+            return
+        if node.kind == "leaf":
+            self.variable(node.text, known, depth)
             return
         if node.kind == "macro":
             self.macro(node, known, wrap, element, depth)
@@ -386,6 +394,25 @@ class _Explainer:
             deciding = pairs[:1]
         for text, outcome in deciding:
             self.explain(structure(text), outcome, wrap, element, depth + 1)
+
+    def variable(self, text: str, known: Outcome, depth: int) -> None:
+        """A reference to a composited variable that decides: its own expression explained (in its own
+        declarations; it sees no macro's variable)."""
+        m = _VARIABLE.fullmatch(text)
+        compiled = self.variables.get(m.group(1)) if m is not None else None
+        if compiled is None or compiled.declarations is None or compiled.program is None:
+            return
+        note = f"its expression: {compiled.expression.strip()}"
+        line = next((e for e in reversed(self.entries) if e["expression"] == text), None)
+        if line is None:
+            self.add(text, known, None, note)
+        elif line["note"] is None:
+            line["note"] = note
+        decls, self.decls = self.decls, compiled.declarations
+        try:
+            self.explain(structure(compiled.expression), known, _unwrapped, None, depth + 1)
+        finally:
+            self.decls = decls
 
     def macro(self, node: Node, known: Outcome, wrap: Wrap, element: dict[str, str] | None, depth: int) -> None:
         receiver, variable, predicate = node.parts
@@ -476,14 +503,16 @@ def _deciding(name: str, known: Outcome, outcomes: Iterator[tuple[int, Outcome |
     return None
 
 
-def explain(compiled: cel.Compiled, result: Outcome, run: Runner, budget: int) -> list[dict[str, Any]]:
+def explain(compiled: cel.Compiled, result: Outcome, run: Runner, budget: int,
+            variables: Mapping[str, cel.Compiled] | None = None) -> list[dict[str, Any]]:
     """The explanation of an expression that was false or failed (``result``): one line per operand, each
     ``{expression, value, error, element, note}`` (``element``: the macro element the line is evaluated for,
     ``{path, variable, value}``). ``run`` evaluates a compiled part on the expression's values; the parts
-    together may cost ``budget``, after which the explanation stops with a line saying so."""
+    together may cost ``budget``, after which the explanation stops with a line saying so. A composited variable
+    that decides (``variables``: the policy's, by name) has its own expression explained."""
     if compiled.program is None or compiled.unsafe or compiled.declarations is None:
         return []
-    explainer = _Explainer(compiled, run, budget)
+    explainer = _Explainer(compiled, run, budget, variables or {})
     try:
         explainer.explain(structure(compiled.expression), result, _unwrapped, None, 0)
     except _Stop:

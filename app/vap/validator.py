@@ -332,13 +332,16 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
         if later:  # explained once the variables' records are made (explaining may evaluate more of them)
             explaining = perf_counter()
             validation_data = _Unpruned(data, inv, inv.namespace_object)
-            audit_data = validation_data if policy.audit_shares_values else _Unpruned(
-                _data(pruners[4], inputs, inv.namespace_full, None, 2), inv, inv.namespace_full)
+            audit_data: _Unpruned | None = validation_data if policy.audit_shares_values else None
+            made = keeping.explanations(kept, _seen(pruners, inv))
             for key, record, compiled in later:
-                audit = isinstance(record, AuditAnnotationResult)
-                values = audit_data if audit else validation_data
-                _explain(record, compiled, values, policy, tracker, kept, key, inv,
-                         inv.namespace_full if audit else inv.namespace_object)
+                values = validation_data
+                if isinstance(record, AuditAnnotationResult):
+                    if audit_data is None:  # (the audit's values: the full Namespace, no authorizer)
+                        audit_data = _Unpruned(_data(pruners[4], inputs, inv.namespace_full, None, 1), inv,
+                                               inv.namespace_full)
+                    values = audit_data
+                _explain(record, compiled, values, policy, tracker, made, key)
             if started is not None:
                 started += perf_counter() - explaining  # (not evaluating for the decision)
         return out
@@ -377,13 +380,21 @@ class _Unpruned:
         return self._activation
 
 
+def _seen(pruners: tuple[Callable[[Any], Any] | None, ...], inv: Invocation) -> tuple[Any, ...]:
+    """The request and Namespaces the policy reads (an explanation shows them whole): what explanations kept with
+    the documents' values were made for."""
+    request = inv.request if pruners[2] is not None else None
+    namespaces = (inv.namespace_object, inv.namespace_full) if pruners[4] is not None else (None, None)
+    return (request, *namespaces)
+
+
 def _explain(record: dict[str, Any] | AuditAnnotationResult, compiled: cel.Compiled, values: _Unpruned,
-             policy: CompiledPolicy, tracker: Any, kept: keeping.Kept | None, key: tuple[str, int],
-             inv: Invocation, namespace: Any) -> None:
+             policy: CompiledPolicy, tracker: Any, made: dict[Any, list[dict[str, Any]]] | None,
+             key: tuple[str, int]) -> None:
     """Add the explanation (:mod:`app.vap.explain`) of a false or failed expression to its record: its parts
     evaluated on the same values (and variables, evaluated afresh on them), each under the per-call cost limit,
     together under a budget as large as the validations' (the verdict is made already: nothing here changes
-    it). Made once for documents whose values are kept."""
+    it). Made once for documents whose values are kept (``made``: the explanations kept with them)."""
     if compiled.program is None or compiled.unsafe:
         return
     audit = isinstance(record, AuditAnnotationResult)
@@ -391,7 +402,7 @@ def _explain(record: dict[str, Any] | AuditAnnotationResult, compiled: cel.Compi
 
     def make() -> list[dict[str, Any]]:
         data = values.activation()
-        scope = cel.VariableScope(policy.variable_map, data) if policy.variables and compiled.uses_variables else None
+        scope = cel.VariableScope(policy.variable_map, data) if policy.variables else None
 
         def run(part: cel.Compiled) -> explain.Outcome:
             rec = _run(part, data, scope, tracker)
@@ -402,9 +413,14 @@ def _explain(record: dict[str, Any] | AuditAnnotationResult, compiled: cel.Compi
             value = cel.display_value(part, rec.result) if part.holds_optionals else rec.result
             return explain.Outcome(value, error, rec.cost)
 
-        return explain.explain(compiled, result, run, RUNTIME_BUDGET)
+        return explain.explain(compiled, result, run, RUNTIME_BUDGET, policy.variable_map)
 
-    lines = keeping.explained(kept, key, inv, namespace, make)
+    if made is None:
+        lines = make()
+    else:
+        if key not in made:
+            made[key] = make()
+        lines = [dict(line) for line in made[key]]
     if audit:
         record.explanation = lines or None
     elif lines:
@@ -449,10 +465,13 @@ def _match(policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any], auth
         elif rec.result is False:
             any_false = True
     whole: _Unpruned | None = None
+    made: dict[Any, list[dict[str, Any]]] | None = None
     for index, (entry, (_, compiled)) in enumerate(zip(out.match_conditions, policy.match_conditions, strict=False)):
         if entry["result"] is False or (entry["error"] is not None and entry["error"] != OUT_OF_BUDGET):
-            whole = whole or _Unpruned(data, inv, None, original_resource=True)
-            _explain(entry, compiled, whole, policy, tracker, kept, ("matchCondition", index), inv, None)
+            if whole is None:
+                whole = _Unpruned(data, inv, None, original_resource=True)
+                made = keeping.explanations(kept, _seen(policy.pruners, inv))
+            _explain(entry, compiled, whole, policy, tracker, made, ("matchCondition", index))
     if any_false:
         out.matched = False
         return False

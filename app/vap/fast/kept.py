@@ -30,7 +30,8 @@ class Kept:
     second evaluation, so that evaluations of documents edited each time (which would never reuse them)
     do not pay for keeping them."""
 
-    __slots__ = ("key", "policy", "object", "old_object", "params", "inputs", "activation", "spent", "explained")
+    __slots__ = ("key", "policy", "object", "old_object", "params", "inputs", "activation", "spent", "explained",
+                 "explained_for")
 
     def __init__(self, key: tuple[int, int], policy: Any, inv: Any,
                  inputs: dict[str, Any] | None, activation: cel.Activation | None) -> None:
@@ -38,23 +39,21 @@ class Kept:
         self.object, self.old_object, self.params = inv.object, inv.old_object, inv.params
         self.inputs, self.activation = inputs, activation  # (the activation's values: inputs and the Namespace)
         self.spent = 0.0
-        # the explanations of the false or failed expressions (app.vap.explain), by the expression they explain:
-        # the request and Namespace they were made for, and their lines
-        self.explained: dict[Any, tuple[Any, Any, list[dict[str, Any]]]] = {}
+        # the explanations of the false or failed expressions (app.vap.explain), by the expression they explain,
+        # and the request and Namespaces (those the policy reads) they were made for
+        self.explained: dict[Any, list[dict[str, Any]]] = {}
+        self.explained_for: tuple[Any, ...] | None = None
 
 
-def explained(kept: Kept | None, key: Any, inv: Any, namespace: Any,
-              make: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
-    """The explanation of an expression (``make``), made once for the same documents, request and Namespace
-    (an explanation reads them whole, not only what the policy reads)."""
+def explanations(kept: Kept | None, seen: tuple[Any, ...]) -> dict[Any, list[dict[str, Any]]] | None:
+    """The explanations made for the kept documents (None when none are kept), when made for the same request
+    and Namespaces too (``seen``: those the policy reads; an explanation reads them whole): emptied otherwise."""
     if kept is None:
-        return make()
-    found = kept.explained.get(key)
-    if found is not None and _identical(found[0], inv.request) and _identical(found[1], namespace):
-        return [dict(line) for line in found[2]]
-    lines = make()
-    kept.explained[key] = (inv.request, namespace, lines)
-    return [dict(line) for line in lines]
+        return None
+    before = kept.explained_for
+    if before is None or len(before) != len(seen) or not all(map(_identical, before, seen)):
+        kept.explained, kept.explained_for = {}, seen
+    return kept.explained
 
 
 # Per thread (an engine activation belongs to the thread that made it, and is never handed to another: a
@@ -159,6 +158,8 @@ def keep(policy: Any, pruners: tuple[Callable[[Any], Any] | None, ...], inv: Any
     activation = cel.Activation(values)
     activation.costs = {}
     kept = Kept(key, policy, inv, inputs, activation)
+    # (made for the same documents: they outlive the values made afresh)
+    kept.explained, kept.explained_for = seen.explained, seen.explained_for
     _note(key, kept)
     return kept
 
