@@ -265,3 +265,19 @@ def test_unchanged_documents_are_explained_once_and_alike(monkeypatch):
     assert _lines(answers[0]) == ["object.spec.replicas = 5", "params.maxReplicas = 3"]
     # (values are kept from a policy's fourth evaluation of the same documents on, their explanations with them)
     assert len(made) == 4
+
+
+def test_a_kyverno_cel_rule_is_explained_too():
+    from app import examples
+    from app.vap.evaluate import evaluate
+
+    response = evaluate(dict(examples.get("kyverno-enforce").panes))
+    failed = [v for p in response["kyverno"] for rule in p["rules"] for ev in rule.get("evaluations") or []
+              for v in ev["validations"] if v["outcome"] == "fail"]
+    lines = failed[0]["explanation"]
+    assert [(e["expression"], e["value"]) for e in lines] == [
+        ("c.image.contains(':') && !c.image.endsWith(':latest')", "false"),
+        ("c.image.contains(':')", "true"), ("!c.image.endsWith(':latest')", "false"),
+        ("c.image.endsWith(':latest')", "true"), ("c.image", '"nginx:latest"')]
+    assert {e["element"]["path"] for e in lines} == {"object.spec.template.spec.containers[0]"}
+    assert lines[0]["element"]["value"].startswith('{"image": "nginx:latest", ')
