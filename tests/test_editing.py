@@ -281,3 +281,24 @@ def test_explain_lists_a_kinds_fields_like_kubectl_explain(client):
     assert image["type"] == "string" and "Container image name" in image["description"]
     missing = client.get("/api/v1/explain?apiVersion=apps/v1&kind=Deployment&path=spec.nothing")
     assert missing.status_code == 404 and "spec.nothing" in missing.get_json()["error"]
+
+
+BINDING = """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+spec:
+  validationActions:
+  - D
+  paramRef:
+    parameterNotFoundAction: A
+"""
+
+
+@pytest.mark.parametrize(("line", "column", "expected"), [
+    (5, 5, ["Audit", "Deny", "Warn"]),  # a list item: the values API validation accepts (the schema lists none)
+    (5, 6, ["Deny"]),
+    (7, 30, ["Allow", "Deny"]),
+    (7, 31, ["Allow"]),
+])
+def test_values_api_validation_accepts_are_offered(line, column, expected):
+    assert offered(BINDING, line, column, pane="binding") == expected

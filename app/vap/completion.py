@@ -44,6 +44,26 @@ CEL_FIELDS = frozenset({"expression", "messageExpression", "valueExpression"})
 CRD_PANES = ("policy", "binding", "params", "namespace")  # where an evaluation reads CRDs from
 MAX_ITEMS = 500
 
+# The values API validation accepts for fields whose OpenAPI schema lists none, by definition (its last name)
+# and field: k8s.io/kubernetes/pkg/apis/admissionregistration/validation and the label selector's operators.
+SUPPORTED_VALUES: dict[tuple[str, str], tuple[str, ...]] = {
+    **{(d, "failurePolicy"): ("Fail", "Ignore") for d in (
+        "ValidatingAdmissionPolicySpec", "MutatingAdmissionPolicySpec", "ValidatingWebhook", "MutatingWebhook")},
+    **{(d, "matchPolicy"): ("Equivalent", "Exact") for d in ("MatchResources", "ValidatingWebhook", "MutatingWebhook")},
+    **{(d, "operations"): ("*", "CONNECT", "CREATE", "DELETE", "UPDATE") for d in (
+        "RuleWithOperations", "NamedRuleWithOperations")},
+    **{(d, "scope"): ("*", "Cluster", "Namespaced") for d in ("RuleWithOperations", "NamedRuleWithOperations")},
+    **{(d, "sideEffects"): ("None", "NoneOnDryRun") for d in ("ValidatingWebhook", "MutatingWebhook")},
+    **{(d, "admissionReviewVersions"): ("v1", "v1beta1") for d in ("ValidatingWebhook", "MutatingWebhook")},
+    ("MutatingWebhook", "reinvocationPolicy"): ("Never", "IfNeeded"),
+    ("MutatingAdmissionPolicySpec", "reinvocationPolicy"): ("Never", "IfNeeded"),
+    ("Mutation", "patchType"): ("ApplyConfiguration", "JSONPatch"),
+    ("ValidatingAdmissionPolicyBindingSpec", "validationActions"): ("Audit", "Deny", "Warn"),
+    ("ParamRef", "parameterNotFoundAction"): ("Allow", "Deny"),
+    ("Validation", "reason"): ("Forbidden", "Invalid", "RequestEntityTooLarge"),
+    ("LabelSelectorRequirement", "operator"): ("In", "NotIn", "Exists", "DoesNotExist"),
+}
+
 
 # --------------------------------------------------------------------------------------------
 # Descriptions of the built-in definitions
@@ -148,6 +168,8 @@ def fields_of(schemas: SchemaSet, at: At) -> list[Field]:
             description = definition_docs(schemas.version, str(prop["$ref"])).get("description", "")
         items = prop.get("items") if isinstance(prop.get("items"), Mapping) else {}
         enum = own.get("enum") or prop.get("enum") or items.get("enum") or ()
+        if not enum and at.definition:
+            enum = SUPPORTED_VALUES.get((at.definition.rpartition(".")[2], name), ())
         out.append(Field(name, _type_name(schemas, prop), str(description), tuple(enum), _shape(schemas, prop)))
     return out
 
@@ -393,7 +415,10 @@ def complete(panes: Mapping[str, Any], pane: str, line: int, column: int, versio
         start = len(head)
         if root is None:
             return Completion(line, start + 1, column, _top_level(word, start), "key")
-        at = walk(context.schemas, root, parent_path(events + _markers(head), start))
+        path = parent_path(events + _markers(head), start)
+        at = walk(context.schemas, root, path)
+        if at is not None and at.node.get("type") not in (None, "object") and path[-1:] == ["[]"]:
+            return _values(field_at(context.schemas, root, path[:-1]), word, line, start, column)  # "- " item
         if at is None or not isinstance(at.node.get("properties"), Mapping):
             return Completion(line, start + 1, column, (), "key")
         present = _present_keys(lines, row, start)
@@ -411,11 +436,16 @@ def complete(panes: Mapping[str, Any], pane: str, line: int, column: int, versio
     head = value.group("head")
     found = field_at(context.schemas, root, [*parent_path(events + _markers(head), len(head)), key])
     typed = value.group("value").lstrip("'\"")
+    return _values(found, typed, line, len(before) - len(typed), column)
+
+
+def _values(found: Field | None, typed: str, line: int, start: int, column: int) -> Completion:
+    """The values a field takes (its enum, or true and false), those that start with what is typed."""
     options: tuple[Any, ...] = ()
     if found is not None:
         options = ("true", "false") if found.type == "boolean" else found.enum
     items = tuple(Item(str(v), str(v), found.type if found else "") for v in options if str(v).startswith(typed))
-    return Completion(line, len(before) - len(typed) + 1, column, items, "value")
+    return Completion(line, start + 1, column, items, "value")
 
 
 def _top_level(word: str, column: int) -> tuple[Item, ...]:
