@@ -1,5 +1,6 @@
 """Pane templates (app/pane_templates): each one, at each Kubernetes version that has its kinds, evaluates through
-the API with no problem and nothing refused; GET /api/v1/templates offers them with that version's apiVersions."""
+the JSON API (POST /api/v1/evaluate) with no problem and nothing refused; GET /api/v1/templates offers them with
+that version's apiVersions."""
 
 from __future__ import annotations
 
@@ -36,9 +37,14 @@ def test_the_templates_the_page_offers():
     assert len({t.id for t in TEMPLATES}) == len(TEMPLATES)
 
 
+@pytest.fixture(scope="module")
+def client():
+    return create_app({"TESTING": True}).test_client()
+
+
 @pytest.mark.parametrize("version", vap.SUPPORTED_VERSIONS)
 @pytest.mark.parametrize("template", TEMPLATES, ids=[t.id for t in TEMPLATES])
-def test_template_evaluates_without_problems(template, version):
+def test_template_evaluates_without_problems(client, template, version):
     offered = _offered(version)
     this = offered[template.id]
     if not this["available"]:
@@ -49,7 +55,9 @@ def test_template_evaluates_without_problems(template, version):
         panes[pane] = offered[name]["text"]
     if template.pane != "object":
         panes["object"] = offered["object/deployment"]["text"]
-    response = vap.evaluate({"kubernetesVersion": version, **panes})
+    answer = client.post("/api/v1/evaluate", json={"kubernetesVersion": version, **panes})
+    assert answer.status_code == 200
+    response = answer.get_json()
     assert response["problems"] == []
     assert response["rejected"] == []
     assert response["request"] is not None  # evaluated
@@ -75,8 +83,8 @@ def test_template_evaluates_without_problems(template, version):
     ("1.34", "admissionregistration.k8s.io/v1beta1", "is not served by default in Kubernetes 1.34"),
     ("1.36", "admissionregistration.k8s.io/v1", ""),
 ])
-def test_templates_take_the_api_version_of_the_kubernetes_version(version, api_version, note):
-    answer = create_app({"TESTING": True}).test_client().get(f"/api/v1/templates?kubernetesVersion={version}")
+def test_templates_take_the_api_version_of_the_kubernetes_version(client, version, api_version, note):
+    answer = client.get(f"/api/v1/templates?kubernetesVersion={version}")
     assert answer.status_code == 200
     body = answer.get_json()
     assert body["kubernetesVersion"] == version
@@ -90,7 +98,7 @@ def test_templates_take_the_api_version_of_the_kubernetes_version(version, api_v
         assert policy["text"] == written.replace("admissionregistration.k8s.io/v1\n", api_version + "\n", 1)
 
 
-def test_templates_endpoint_refuses_an_unknown_version():
-    answer = create_app({"TESTING": True}).test_client().get("/api/v1/templates?kubernetesVersion=2.0")
+def test_templates_endpoint_refuses_an_unknown_version(client):
+    answer = client.get("/api/v1/templates?kubernetesVersion=2.0")
     assert answer.status_code == 400
     assert answer.get_json()["error"].startswith("unsupported Kubernetes version '2.0'")
