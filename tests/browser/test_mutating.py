@@ -38,8 +38,8 @@ def test_the_mutations_and_the_admitted_object_on_a_laptop(page, screenshot):
     assert mutation.locator("[data-patch-type]").inner_text() == "ApplyConfiguration"
     value = mutation.locator("[data-mutation-result]")
     assert not value.locator("pre").is_visible()  # folded
-    first = mutation.locator("[data-mutation-changes] li").first
-    assert "spec.initContainers" in first.inner_text() and "MutatingAdmissionPolicy sidecar/sidecar" in first.inner_text()
+    first = mutation.locator("[data-mutation-changes] li").first.inner_text()
+    assert "spec.initContainers" in first and "MutatingAdmissionPolicy sidecar/sidecar" in first
     # the validating policy after it saw the sidecar: the request is denied
     assert page.locator("#result").get_attribute("data-decision") == "denied"
     section.scroll_into_view_if_needed()
