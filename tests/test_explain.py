@@ -281,3 +281,16 @@ def test_a_kyverno_cel_rule_is_explained_too():
         ("c.image.endsWith(':latest')", "true"), ("c.image", '"nginx:latest"')]
     assert {e["element"]["path"] for e in lines} == {"object.spec.template.spec.containers[0]"}
     assert lines[0]["element"]["value"].startswith('{"image": "nginx:latest", ')
+
+
+def test_explaining_adds_no_authorizer_check():
+    from app import examples
+    from app.vap.evaluate import evaluate
+
+    response = evaluate(dict(examples.get("admin-bypass-denied").panes))
+    evaluation = response["policies"][0]["bindings"][0]["evaluations"][0]
+    # the decision asked once (variables.clusterAdmin); the explanation evaluated it again, unrecorded
+    assert [(c["verb"], c["resource"]) for c in evaluation["authorizerChecks"]] == [("delete", "nodes")]
+    lines = _lines(evaluation["validations"][0]["explanation"])
+    assert lines[0] == ("variables.clusterAdmin = false (its expression: "
+                        "authorizer.group('').resource('nodes').check('delete').allowed())")

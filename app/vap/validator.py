@@ -14,6 +14,7 @@ from typing import Any
 
 from . import cel, explain, fast
 from .cel import library
+from .cel.library import authz
 from .compiler import CompiledPolicy, PlannedValidation, trim_space
 from .fast import cost
 from .fast import kept as keeping
@@ -331,17 +332,9 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
             out.variables = _variable_records(policy, scopes)
         if later:  # explained once the variables' records are made (explaining may evaluate more of them)
             explaining = perf_counter()
-            validation_data = _Unpruned(data, inv, inv.namespace_object)
-            audit_data: _Unpruned | None = validation_data if policy.audit_shares_values else None
             made = keeping.explanations(kept, _seen(pruners, inv))
-            for key, record, compiled in later:
-                values = validation_data
-                if isinstance(record, AuditAnnotationResult):
-                    if audit_data is None:  # (the audit's values: the full Namespace, no authorizer)
-                        audit_data = _Unpruned(_data(pruners[4], inputs, inv.namespace_full, None, 1), inv,
-                                               inv.namespace_full)
-                    values = audit_data
-                _explain(record, compiled, values, policy, tracker, made, key)
+            with authz.unrecorded(inv.authorizer):  # (its checks are those the decision made)
+                _explain_all(later, policy, inv, inputs, data, tracker, made)
             if started is not None:
                 started += perf_counter() - explaining  # (not evaluating for the decision)
         return out
@@ -378,6 +371,22 @@ class _Unpruned:
                     whole[key] = value
             self._activation = cel.Activation(whole)
         return self._activation
+
+
+def _explain_all(later: list[_ToExplain], policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any],
+                 data: Mapping[str, Any] | cel.Activation, tracker: Any,
+                 made: dict[Any, list[dict[str, Any]]] | None) -> None:
+    """Explain the validations and auditAnnotations noted in ``later``, each on its group's values."""
+    validation_data = _Unpruned(data, inv, inv.namespace_object)
+    audit_data: _Unpruned | None = validation_data if policy.audit_shares_values else None
+    for key, record, compiled in later:
+        values = validation_data
+        if isinstance(record, AuditAnnotationResult):
+            if audit_data is None:  # (the audit's values: the full Namespace, no authorizer)
+                audit_data = _Unpruned(_data(policy.pruners[4], inputs, inv.namespace_full, None, 1), inv,
+                                       inv.namespace_full)
+            values = audit_data
+        _explain(record, compiled, values, policy, tracker, made, key)
 
 
 def _seen(pruners: tuple[Callable[[Any], Any] | None, ...], inv: Invocation) -> tuple[Any, ...]:
@@ -471,7 +480,8 @@ def _match(policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any], auth
             if whole is None:
                 whole = _Unpruned(data, inv, None, original_resource=True)
                 made = keeping.explanations(kept, _seen(policy.pruners, inv))
-            _explain(entry, compiled, whole, policy, tracker, made, ("matchCondition", index))
+            with authz.unrecorded(inv.authorizer):
+                _explain(entry, compiled, whole, policy, tracker, made, ("matchCondition", index))
     if any_false:
         out.matched = False
         return False

@@ -23,11 +23,12 @@ What the gate changes at run time is ``check()``: with it off (1.31) no selector
 from __future__ import annotations
 
 import collections
+import contextlib
 import itertools
 import json
 import threading
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from . import types as tp
@@ -102,6 +103,22 @@ class AuthorizerActivation(dict):
         if self.session.omitted:
             return [*self.session.checks, {"omitted": self.session.omitted}]
         return self.session.checks
+
+
+@contextlib.contextmanager
+def unrecorded(authorizer: object) -> Iterator[None]:
+    """Checks made through ``authorizer`` (an :class:`AuthorizerActivation`, or anything else: nothing to do) inside
+    the block are answered but not listed: an explanation evaluating parts of an expression again adds no check."""
+    session = authorizer.session if isinstance(authorizer, AuthorizerActivation) else None
+    if session is None:
+        yield
+        return
+    made, omitted = len(session.checks), session.omitted
+    try:
+        yield
+    finally:
+        del session.checks[made:]
+        session.omitted = omitted
 
 
 def _state(msg: object) -> dict[str, Any]:
