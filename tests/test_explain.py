@@ -111,6 +111,9 @@ CASES = [
     ("object.metadata.name == 'web' && variables.small", (("small", "object.spec.replicas < 2"),),
      ["object.metadata.name == 'web' = true",
       "variables.small = false (its expression: object.spec.replicas < 2)", "object.spec.replicas = 4"]),
+    # numbers of each type as CEL writes them
+    ("uint(object.spec.replicas) < 2u", (), ["uint(object.spec.replicas) = 4u"]),
+    ("double(object.spec.replicas) < 2.0", (), ["double(object.spec.replicas) = 4.0"]),
     # a conditional: the condition, then the branch taken
     ("object.metadata.name == 'web' ? object.spec.replicas < 2 : true", (),
      ["object.metadata.name == 'web' = true", "object.spec.replicas = 4"]),

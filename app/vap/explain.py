@@ -250,6 +250,10 @@ def is_literal(text: str) -> bool:
 # Values as CEL literals
 
 
+class Unsigned(int):
+    """An integer of CEL type uint (the engine hands it to Python as a plain int): written ``4u``."""
+
+
 def truncation_marker(size: int) -> str:
     """The text standing for what was cut from a value: the size of the whole value's text in bytes."""
     return f"… truncated ({size} bytes) …"
@@ -274,7 +278,7 @@ def _notation(value: Any) -> str:
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, int):
-        return str(value)
+        return f"{int(value)}u" if isinstance(value, Unsigned) else str(value)
     if isinstance(value, float):
         return repr(value) if math.isfinite(value) else f'double("{library.render_value(value)}")'
     if isinstance(value, Mapping):  # keys sorted, as Go's encoding/json writes a map

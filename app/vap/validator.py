@@ -420,6 +420,8 @@ def _explain(record: dict[str, Any] | AuditAnnotationResult, compiled: cel.Compi
             if error is not None and error.startswith(prefix):
                 error = error[len(prefix):]
             value = cel.display_value(part, rec.result) if part.holds_optionals else rec.result
+            if part.engine_type == "UINT" and value.__class__ is int:
+                value = explain.Unsigned(value)
             return explain.Outcome(value, error, rec.cost)
 
         return explain.explain(compiled, result, run, RUNTIME_BUDGET, policy.variable_map)
