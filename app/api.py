@@ -8,7 +8,7 @@ from flask import Blueprint, Response, request
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from . import errors, evaluations, jobs, ratelimit
+from . import errors, evaluations, jobs
 from .vap.evaluate import InputError
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -28,16 +28,15 @@ class StrictJSONProvider(DefaultJSONProvider):
 @bp.post("/evaluate")
 def evaluate_view() -> tuple[Response, int] | Response:
     """Evaluate a scenario and return what kube-apiserver would answer."""
-    # The rate limit comes before decoding the body, so a refused client costs little. A rate limit (429),
-    # or an evaluation stopped at its time or memory bound (422; 503 when every worker is busy), is answered
-    # by app.errors.refusal.
-    with ratelimit.evaluation():
-        # read, decoded and answered where it is evaluated: this process passes the bytes on, both ways
-        raw = request.get_data(cache=True)
-        try:
-            return Response(evaluations.evaluate_body(raw), mimetype="application/json")
-        except InputError as exc:
-            return errors.json_error(str(exc), 400)
+    # Admitted before the body is decoded (app/evaluations.py), so a refused client costs little. A rate limit or a
+    # full queue (429), or an evaluation stopped at its time or memory bound (422; 503 when no worker came free), is
+    # answered by app.errors.refusal.
+    # Read, decoded and answered where it is evaluated: this process passes the bytes on, both ways.
+    raw = request.get_data(cache=True)
+    try:
+        return Response(evaluations.evaluate_body(raw), mimetype="application/json")
+    except InputError as exc:
+        return errors.json_error(str(exc), 400)
 
 
 @bp.errorhandler(RequestEntityTooLarge)

@@ -58,6 +58,7 @@ CONFIG_DEFAULTS: dict[str, Any] = {
     "EVALUATION_QUEUE_SECONDS": 10.0,  # how long a request waits for a free worker (503 after)
     "RESPONSE_VALUE_MAX_BYTES": 65536,  # most bytes of one value echoed back (a string, an expression's result)
     "RESPONSE_MAX_BYTES": 1048576,  # most bytes of a whole answer (its largest parts cut to fit)
+    "KEPT_RESULTS_MAX_BYTES": 64 * 1024 * 1024,  # results of shared scenarios kept by content (app/evaluations.py)
 }
 
 

@@ -1,7 +1,7 @@
 """What the evaluation workers run (app/isolation.py): JSON values in, JSON values out.
 
 Evaluations, the page's test cases and its "add this request as a test case", suites of the API,
-a workshop exercise's hidden checks, and the reading of scenario files. The server runs them
+a workshop exercise's hidden checks, and the reading and writing of scenario files. The server runs them
 here too when it evaluates inline. This module imports no Flask (nor anything that does): the
 workers are forked from a process that never loads the web layer.
 """
@@ -104,6 +104,11 @@ def place(text: str, kubernetes_version: str, context: Mapping[str, str] | None 
     return placement.place(text, kubernetes_version, context).to_json()
 
 
+def export(scenario: Mapping[str, Any], shared_id: str | None) -> dict[str, str]:
+    """A scenario as a scenario file (YAML, {"yaml": text}): rendering a large one takes long enough to be a job."""
+    return {"yaml": store.render_yaml(scenario, shared_id=shared_id)}
+
+
 JOBS: dict[str, Callable[..., Any]] = {
     "evaluate": evaluate,
     "evaluate_body": evaluate_body,  # POST /api/v1/evaluate: the request body as it came
@@ -114,6 +119,7 @@ JOBS: dict[str, Callable[..., Any]] = {
     "scenario_file": scenario_file,  # reading a scenario file (YAML) for sharing, importing or testing
     "place": place,  # sorting plain manifests into the panes by kind
     "lint": lint,  # POST /api/v1/lint: the problems of the panes, found without evaluating
+    "export": export,  # writing a scenario file (YAML) for a download
 }
 # Jobs that run many evaluations, bounded by the suites' time limit.
 SUITE_JOBS = frozenset({"test_cases", "suite", "checks"})
@@ -243,8 +249,8 @@ def _pane_text(value: Any) -> str:
 # "Infinity" and "-Infinity".
 
 # Jobs whose answers are echoed to the client and bounded; the others answer the client's own text
-# (add_case: the Test cases pane with a case appended) or a scenario the server stores (scenario_file),
-# both bounded by the request body.
+# (add_case: the Test cases pane with a case appended; export: the scenario file of a scenario) or a
+# scenario the server stores (scenario_file), bounded by the request body or the scenario's bound.
 BOUNDED_JOBS = frozenset({"evaluate", "evaluate_body", "test_cases", "suite", "checks"})
 # Parts that are the client's own pane texts (what a test case's Open button loads): cut only at the
 # response bound, so that a test case opens as it was written whenever it can.

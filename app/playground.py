@@ -43,12 +43,12 @@ def decision_of(response: dict[str, Any]) -> str:
     return "warned" if response.get("warnings") else "allowed"
 
 
-def summarize(values: dict[str, str]) -> dict[str, Any]:
-    """Evaluate the form values and return what the result partial shows."""
+def summarize(values: dict[str, str], *, keep: bool = False) -> dict[str, Any]:
+    """Evaluate the form values and return what the result partial shows (``keep``: a shared scenario, its
+    result kept by content, app/evaluations.py)."""
     payload = forms.payload_from(values)
     try:
-        with ratelimit.evaluation():
-            response = evaluations.evaluate(payload)
+        response = evaluations.evaluate(payload, keep=keep)
     except NotImplementedError:
         return {"unavailable": True}
     except (ratelimit.RateLimited, EvaluationStopped) as exc:
@@ -67,14 +67,15 @@ def summarize(values: dict[str, str]) -> dict[str, Any]:
     }
 
 
-def test_cases(values: dict[str, str], result: dict[str, Any]) -> dict[str, Any] | None:
-    """Run the Test cases pane under the evaluation bounds; None without cases or when evaluating was refused."""
+def test_cases(values: dict[str, str], result: dict[str, Any], *, keep: bool = False) -> dict[str, Any] | None:
+    """Run the Test cases pane under the evaluation bounds, admitted like an evaluation; None without cases or
+    when evaluating was refused."""
     tests = values.get("testCases")
     if not tests or not tests.strip() or result.get("error"):
         return None
     try:
-        summary = evaluations.run("test_cases", forms.payload_from(values), tests)
-    except EvaluationStopped as exc:
+        summary = evaluations.run("test_cases", forms.payload_from(values), tests, keep=keep)
+    except (ratelimit.RateLimited, EvaluationStopped) as exc:
         return errors.stopped_suite(exc)
     if isinstance(summary, dict) and summary.get("problems"):  # an unclosed quote: at the quote, as in the panes
         placed = placed_problems(values, [{**p, "pane": "testCases"} for p in summary["problems"]])
@@ -103,11 +104,13 @@ def render_page(
     status: int = 200,
     template: str = "index.html",
     result: dict[str, Any] | None = None,
+    keep: bool = False,
     **extra: Any,
 ) -> Response:
-    """The whole page with these values in the editors, evaluated (unless ``result`` is given)."""
+    """The whole page with these values in the editors, evaluated (unless ``result`` is given); ``keep``: the
+    results kept by content (a shared scenario's)."""
     versions, default_version = kubernetes_versions()
-    result = result or summarize(values)
+    result = result or summarize(values, keep=keep)
     html = render_template(
         template,
         values=values,
@@ -121,15 +124,16 @@ def render_page(
         versions=versions,
         default_version=default_version,
         default_request=examples.DEFAULT_REQUEST,
-        testcases=test_cases(values, result),
+        testcases=test_cases(values, result, keep=keep),
         **extra,
     )
     return errors.with_status(make_response(html, status), result)
 
 
 def render_playground(scenario: dict[str, Any], *, shared_id: str) -> Response:
-    """Show a shared scenario in the editors, evaluated, marked as a shared snapshot."""
-    return render_page(forms.scenario_values(scenario), shared_id=shared_id)
+    """Show a shared scenario in the editors, evaluated, marked as a shared snapshot: its results are kept, so
+    that a popular link costs one evaluation."""
+    return render_page(forms.scenario_values(scenario), shared_id=shared_id, keep=True)
 
 
 def refused(values: dict[str, str], exc: Exception) -> Response:

@@ -6,8 +6,9 @@ a minute; a request takes one token or is refused with 429 and a Retry-After hea
 the next token is there. A large request body takes a token per started RATE_LIMIT_BODY_BYTES
 (reading, parsing and evaluating it costs as much as that many small ones). An evaluation stopped at
 its time or memory bound also costs the client RATE_LIMIT_PENALTY tokens, so repeating a costly
-input is refused quickly; and a client may have at most RATE_LIMIT_CONCURRENT evaluations running
-at once.
+input is refused quickly. Every job for the evaluation workers takes its tokens before it runs
+(app/evaluations.py), and then waits for a worker in the client's own queue (app/scheduler.py): a client
+holds at most RATE_LIMIT_CONCURRENT workers at once and has at most RATE_LIMIT_QUEUED jobs waiting.
 
 The client address is the connection's, or with TRUSTED_PROXIES = N the address the N-th proxy
 in front saw (X-Forwarded-For, read by werkzeug's ProxyFix); never trust the header otherwise.
@@ -22,15 +23,12 @@ import math
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 from flask import Flask, current_app, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import errors
-from .isolation import EvaluationOutOfMemory, EvaluationTimeout
 
 EXTENSION = "rate_limits"
 
@@ -42,7 +40,8 @@ CONFIG_DEFAULTS = {
     "RATE_LIMIT_SHARE_PER_MINUTE": 30,  # storing and importing scenarios
     "RATE_LIMIT_SHARE_BURST": 20,
     "RATE_LIMIT_PENALTY": 60,  # tokens an evaluation stopped at its time or memory bound costs (a full burst)
-    "RATE_LIMIT_CONCURRENT": 2,  # evaluations one client may have running at once
+    "RATE_LIMIT_CONCURRENT": 2,  # evaluation workers one client may hold at once (app/scheduler.py)
+    "RATE_LIMIT_QUEUED": 8,  # jobs one client may have waiting for a worker (429 beyond)
     "RATE_LIMIT_BODY_BYTES": 256 * 1024,  # an evaluation's request body counts one token per started this many bytes
     "TRUSTED_PROXIES": 0,  # proxies in front whose X-Forwarded-For entry is the client's address
 }
@@ -123,9 +122,8 @@ class Limiter:
         }
         self.penalty = float(config.get("RATE_LIMIT_PENALTY") or 0)
         self.concurrent = int(config.get("RATE_LIMIT_CONCURRENT") or 0)
+        self.queued = int(config.get("RATE_LIMIT_QUEUED", CONFIG_DEFAULTS["RATE_LIMIT_QUEUED"]) or 0)
         self.body_bytes = int(config.get("RATE_LIMIT_BODY_BYTES", CONFIG_DEFAULTS["RATE_LIMIT_BODY_BYTES"]) or 0)
-        self._running: dict[str, int] = {}
-        self._lock = threading.Lock()
 
     def body_tokens(self, size: int | None) -> int:
         """Tokens an evaluation with a request body of ``size`` bytes takes: one per started
@@ -151,28 +149,6 @@ class Limiter:
                 f"of up to {rule.burst:g} (PLAYGROUND_RATE_LIMIT_{action.upper()}_PER_MINUTE, "
                 f"PLAYGROUND_RATE_LIMIT_{action.upper()}_BURST){counted}; try again in {seconds} second"
                 f"{'' if seconds == 1 else 's'}", seconds)
-
-    @contextmanager
-    def running(self, client: str) -> Iterator[None]:
-        """Hold one of the client's concurrent evaluation slots for the block."""
-        if not self.enabled or self.concurrent <= 0:
-            yield
-            return
-        with self._lock:
-            if self._running.get(client, 0) >= self.concurrent:
-                raise RateLimited(
-                    f"too many evaluations running for your address at once: the limit is {self.concurrent} "
-                    "(PLAYGROUND_RATE_LIMIT_CONCURRENT); wait for the running ones to finish", 1)
-            self._running[client] = self._running.get(client, 0) + 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                left = self._running[client] - 1
-                if left:
-                    self._running[client] = left
-                else:
-                    del self._running[client]
 
     def penalize(self, client: str) -> None:
         if self.enabled and self.penalty:
@@ -202,34 +178,14 @@ def init_app(app: Flask) -> None:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies)  # type: ignore[method-assign]
 
 
-def _limiter() -> Limiter:
-    limiter = current_app.extensions.get(EXTENSION)
-    if limiter is None:
-        limiter = current_app.extensions[EXTENSION] = Limiter({**CONFIG_DEFAULTS, **current_app.config})
-    return limiter
+def limiter() -> Limiter:
+    """The current app's rate limits."""
+    found = current_app.extensions.get(EXTENSION)
+    if found is None:
+        found = current_app.extensions[EXTENSION] = Limiter({**CONFIG_DEFAULTS, **current_app.config})
+    return found
 
 
 def check(action: str) -> None:
     """Count a request of this action for the current client; raise RateLimited over the limit."""
-    _limiter().check(action, client_address(request.remote_addr))
-
-
-@contextmanager
-def evaluation() -> Iterator[None]:
-    """Guard one evaluation of the current client: a token, a concurrent slot, and the penalty
-    when the evaluation is stopped at its time or memory bound."""
-    limiter = _limiter()
-    client = client_address(request.remote_addr)
-    counted = limiter.body_tokens(request.content_length)
-    limiter.check("evaluate", client, counted)
-    with limiter.running(client):
-        try:
-            yield
-        except (EvaluationTimeout, EvaluationOutOfMemory):
-            limiter.penalize(client)
-            raise
-        finally:
-            if request.content_length is None and limiter.enabled:  # a chunked body: counted once read
-                extra = limiter.body_tokens(len(request.get_data(cache=True))) - counted
-                if extra > 0:
-                    limiter.buckets["evaluate"].charge(client, extra)
+    limiter().check(action, client_address(request.remote_addr))

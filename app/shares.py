@@ -222,7 +222,9 @@ def export(scenario_id: str) -> Response | tuple[Response, int]:
     scenario = _lookup(scenario_id)
     if scenario is None:
         return _not_found(scenario_id)
-    response = make_response(scenarios.render_yaml(scenario, shared_id=scenario_id))
+    # written in an evaluation worker, admitted like an evaluation; kept by content: a popular link's file is
+    # written once
+    response = make_response(evaluations.run("export", scenario, scenario_id, keep=True)["yaml"])
     response.mimetype = "application/yaml"
     response.headers["Content-Disposition"] = f'attachment; filename="scenario-{scenario_id}.yaml"'
     return response
@@ -315,7 +317,7 @@ def export_scenario() -> Response:
         scenario, _ = scenarios.prepare(forms.scenario_payload(forms.form_values(request.form)), _limit())
     except (scenarios.ScenarioError, scenarios.ScenarioTooLarge) as exc:
         return playground.render_page(forms.form_values(request.form), file_error=f"cannot export: {exc}", status=400)
-    response = make_response(scenarios.render_yaml(scenario))
+    response = make_response(evaluations.run("export", scenario, None)["yaml"])  # written in a worker, admitted
     response.mimetype = "application/yaml"
     response.headers["Content-Disposition"] = 'attachment; filename="scenario.yaml"'
     return response

@@ -18,7 +18,7 @@ import yaml
 from flask import Blueprint, Response, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from . import errors, evaluations, forms, ratelimit, store
+from . import errors, evaluations, forms, store
 from .vap.evaluate import InputError, check_payload
 
 bp = Blueprint("testcases", __name__)
@@ -46,19 +46,18 @@ def test_view() -> Response | tuple[Response, int]:
     tests = payload.get("testCases")
     if not isinstance(tests, (list, str)) or not tests:
         return errors.json_error("field 'testCases' is required: a list of test cases, or the YAML text of one", 400)
-    # run in an evaluation worker, bounded and rate limited like an evaluation (429, 422, 503 answered by
+    # run in an evaluation worker, admitted, bounded and rate limited like an evaluation (429, 422, 503 answered by
     # app.errors.refusal)
-    with ratelimit.evaluation():
-        return jsonify(evaluations.run("suite", payload, request.args.get("responses") == "true"))
+    return jsonify(evaluations.run("suite", payload, request.args.get("responses") == "true"))
 
 
 @bp.post("/testcases/add")
 def add_case() -> Response | tuple[Response, int]:
     """Append the page's current request to its test cases, expecting the outcome it has now."""
     values = forms.form_values(request.form)
-    with ratelimit.evaluation():  # evaluated in a worker, bounded like any evaluation
-        added = evaluations.run("add_case", forms.payload_from(values), values.get("operation", ""),
-                                request.form.get("testCases", ""))
+    # evaluated in a worker, admitted and bounded like any evaluation
+    added = evaluations.run("add_case", forms.payload_from(values), values.get("operation", ""),
+                            request.form.get("testCases", ""))
     if "error" in added:
         return errors.json_error(added["error"], 400)
     return jsonify(testCases=named_after_request(request.form.get("testCases", ""), added["testCases"]))

@@ -17,7 +17,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, make_response, render_template, request, url_for
 from markupsafe import Markup, escape
 
-from . import errors, evaluations, exercises, forms, jobs, playground
+from . import errors, evaluations, exercises, forms, jobs, playground, ratelimit
 from .isolation import EvaluationStopped
 
 bp = Blueprint("workshop", __name__, url_prefix="/workshop")
@@ -42,15 +42,16 @@ def _exercise(name: str) -> exercises.Exercise:
     return exercise
 
 
-def checks_of(exercise: exercises.Exercise, values: dict[str, str]) -> dict[str, Any]:
+def checks_of(exercise: exercises.Exercise, values: dict[str, str], *, keep: bool = False) -> dict[str, Any]:
     """Run the exercise's hidden checks against the form's panes; only names and outcomes come back.
 
-    They run in an evaluation worker, bounded like the test cases (app/isolation.py).
+    They run in an evaluation worker, admitted and bounded like the test cases (app/evaluations.py); ``keep``:
+    the exercise's starting panes, whose outcome is kept by content.
     """
     try:
-        summary = evaluations.run("checks", exercise.name, forms.payload_from(values))
-    except EvaluationStopped as exc:
-        # stopped (its time or memory bound): every check counts as failed, never "0 of 0 pass, solved"
+        summary = evaluations.run("checks", exercise.name, forms.payload_from(values), keep=keep)
+    except (ratelimit.RateLimited, EvaluationStopped) as exc:
+        # refused, or stopped at its time or memory bound: every check counts as failed, never "0 of 0 pass, solved"
         summary = jobs.stopped_checks(exercise.name, str(exc))
     assert summary is not None
     return summary
@@ -62,11 +63,11 @@ def _neighbours(exercise: exercises.Exercise) -> tuple[exercises.Exercise | None
     return (course[i - 1] if i > 0 else None), (course[i + 1] if i + 1 < len(course) else None)
 
 
-def _page(exercise: exercises.Exercise, values: dict[str, str]) -> Response:
+def _page(exercise: exercises.Exercise, values: dict[str, str], *, keep: bool = False) -> Response:
     previous, following = _neighbours(exercise)
     return playground.render_page(
-        values, template="workshop_exercise.html", exercise=exercise, task=task_html(exercise.task),
-        checks=checks_of(exercise, values), previous=previous, following=following,
+        values, template="workshop_exercise.html", exercise=exercise, task=task_html(exercise.task), keep=keep,
+        checks=checks_of(exercise, values, keep=keep), previous=previous, following=following,
         course_length=len(exercises.all_exercises()),
         evaluate_url=url_for("workshop.evaluate", name=exercise.name),
     )
@@ -83,7 +84,7 @@ def index() -> Response:
 def exercise_page(name: str) -> Response:
     """Open the playground on an exercise: its starting panes, its task, its checks."""
     exercise = _exercise(name)
-    return _page(exercise, exercise.form())
+    return _page(exercise, exercise.form(), keep=True)  # the same for everyone: its results are kept
 
 
 @bp.post("/<name>/evaluate")

@@ -107,10 +107,10 @@ def test_checks_stopped_at_their_bound_count_as_failed_never_solved(workshop_cli
 
     real = evaluations.run
 
-    def stopped(job, *args):
+    def stopped(job, *args, **kwargs):
         if job == "checks":
             raise EvaluationTimeout("the test cases were stopped after 30 seconds", "EVALUATION_SUITE_TIMEOUT_SECONDS")
-        return real(job, *args)
+        return real(job, *args, **kwargs)
 
     monkeypatch.setattr(evaluations, "run", stopped)
     exercise = exercises.get("first-validation")

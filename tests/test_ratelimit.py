@@ -111,26 +111,13 @@ def test_client_keys(address, key):
     assert ratelimit.client_address(address) == key
 
 
-def test_concurrent_evaluations_per_client_are_capped():
-    limiter = ratelimit.Limiter({**ratelimit.CONFIG_DEFAULTS, "RATE_LIMIT_CONCURRENT": 1})
-    with limiter.running("a"):
-        with pytest.raises(ratelimit.RateLimited, match="PLAYGROUND_RATE_LIMIT_CONCURRENT"):
-            with limiter.running("a"):
-                pass
-        with limiter.running("b"):
-            pass
-    with limiter.running("a"):
-        pass
-
-
 def test_an_evaluation_stopped_at_a_bound_costs_the_penalty(tmp_path, monkeypatch):
     app = _app(tmp_path, RATE_LIMIT_EVALUATE_BURST=10, RATE_LIMIT_PENALTY=20)
 
-    def stopped(payload):
+    def stopped(job, args, raw):
         raise isolation.Settings().timeout_error()
 
-    monkeypatch.setattr(evaluations, "evaluate", stopped)  # the page's entry
-    monkeypatch.setattr(evaluations, "evaluate_body", stopped)  # the API's
+    monkeypatch.setattr(evaluations, "_perform", stopped)  # what runs a job once it is admitted
     client = app.test_client()
     resp = client.post("/api/v1/evaluate", json=BODY)
     assert resp.status_code == 422
