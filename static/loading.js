@@ -1,5 +1,5 @@
 // Admission Playground: loading panes from templates and from plain manifests.
-// - Templates: each pane that holds Kubernetes objects gets a "Template…" menu, filled from
+// - Templates: each pane that holds Kubernetes objects gets a "Template" menu, filled from
 //   GET /api/v1/templates for the selected Kubernetes version (apiVersions that version has).
 // - Plain manifests (a file chosen with Import…, dropped outside the panes, or pasted with "Paste YAML…"):
 //   POST /api/v1/place sorts their documents into the panes by kind; a dialog shows what goes where first.
@@ -102,17 +102,29 @@
 
   // --- Templates -----------------------------------------------------------------------------------
 
+  // Each pane's menu: a button per template (those the version lacks disabled, saying so).
   function fillMenus() {
-    document.querySelectorAll("select[data-template-pane]").forEach(function (select) {
-      var pane = select.dataset.templatePane;
-      select.length = 1;                  // keep the "Template…" prompt
+    document.querySelectorAll("details[data-template-pane]").forEach(function (menu) {
+      var pane = menu.dataset.templatePane;
+      var list = menu.querySelector("ul");
+      list.textContent = "";
       templates.filter(function (t) { return t.pane === pane; }).forEach(function (t) {
-        var option = new Option(t.available ? t.title : t.title + " (not in " + templatesFor + ")", t.id);
-        option.disabled = !t.available;
-        if (t.note) { option.title = t.note; }
-        select.add(option);
+        var button = element("button", t.title);
+        button.type = "button";
+        button.dataset.template = t.id;
+        button.disabled = !t.available;
+        if (t.note) {
+          button.title = t.note;
+        }
+        var li = element("li");
+        li.appendChild(button);
+        if (!t.available || t.note) {
+          li.appendChild(element("span", t.available ? "off by default in " + templatesFor :
+            "not in " + templatesFor, "muted"));
+        }
+        list.appendChild(li);
       });
-      select.disabled = select.length < 2;
+      menu.querySelector(".template-version").textContent = "Kubernetes " + templatesFor;
     });
   }
 
@@ -154,22 +166,51 @@
          add: ONE_OBJECT[pane] ? null : "Add after the text"}).then(done);
   }
 
+  function closeMenu(menu, focus) {
+    menu.open = false;
+    if (focus) { menu.querySelector("summary").focus(); }
+  }
+
   function setUpTemplates() {
     TARGETS.forEach(function (pane) {
       var load = document.querySelector('.pane[data-pane="' + pane + '"] .pane-load');
       if (!load) { return; }
-      var select = element("select", null, "template-select");
-      select.dataset.templatePane = pane;
-      select.setAttribute("aria-label", "Insert a template into the " + paneLabel(pane) + " pane");
-      select.title = "Insert a template of a common object, for the selected Kubernetes version";
-      select.add(new Option("Template…", ""));
-      select.disabled = true;
-      select.addEventListener("change", function () {
-        var id = select.value;
-        select.value = "";
-        if (id) { insertTemplate(pane, id); }
+      var menu = element("details", null, "menu template-menu");
+      menu.dataset.templatePane = pane;
+      var summary = element("summary", "Template");
+      summary.title = "Insert a template of a common object, for the selected Kubernetes version";
+      summary.appendChild(element("span", " into the " + paneLabel(pane) + " pane", "visually-hidden"));
+      var body = element("div", null, "menu-body");
+      body.setAttribute("role", "group");
+      body.setAttribute("aria-label", "Templates for the " + paneLabel(pane) + " pane");
+      body.appendChild(element("p", null, "muted template-version"));
+      body.appendChild(element("ul", null, "template-list"));
+      menu.appendChild(summary);
+      menu.appendChild(body);
+      menu.addEventListener("click", function (event) {
+        var button = event.target.closest("button[data-template]");
+        if (!button) { return; }
+        closeMenu(menu, false);
+        insertTemplate(pane, button.dataset.template);
       });
-      load.appendChild(select);            // (beside Load file, wrapping with it)
+      menu.addEventListener("keydown", function (event) {
+        if (event.key === "Escape" && menu.open) {
+          event.stopPropagation();
+          closeMenu(menu, true);
+        }
+      });
+      menu.addEventListener("toggle", function () {    // one menu open at a time
+        if (!menu.open) { return; }
+        document.querySelectorAll("details.template-menu[open]").forEach(function (other) {
+          if (other !== menu) { other.open = false; }
+        });
+      });
+      load.appendChild(menu);              // (beside Load file, wrapping with it)
+    });
+    document.addEventListener("click", function (event) {   // a click elsewhere closes an open menu
+      document.querySelectorAll("details.template-menu[open]").forEach(function (menu) {
+        if (event.isTrusted && !menu.contains(event.target)) { menu.open = false; }
+      });
     });
     var version = document.getElementById("kubernetes-version");
     if (version) { version.addEventListener("change", fetchTemplates); }

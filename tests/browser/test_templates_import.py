@@ -59,17 +59,23 @@ metadata:
 """
 
 
+def template_button(page, pane, title):
+    """The menu's button for a template (the menu opened first)."""
+    menu = page.locator(f'details[data-template-pane="{pane}"]')
+    if not menu.evaluate("el => el.open"):
+        menu.locator("summary").click()
+    return menu.get_by_role("button", name=title, exact=True)
+
+
 def choose_template(page, pane, title):
-    select = page.locator(f'select[data-template-pane="{pane}"]')
-    select.locator("option", has_text=title).first.wait_for(state="attached")
-    select.select_option(label=title)
+    template_button(page, pane, title).click()
 
 
 def test_a_template_goes_into_an_empty_pane_then_asks_before_replacing(page, screenshot):
     page.goto("/")
     # an empty pane takes the template at once
     page.locator('details[data-pane="oldObject"] > summary').click()
-    assert page.locator('select[data-template-pane="oldObject"]').count() == 0  # (a pane without templates)
+    assert page.locator('details[data-template-pane="oldObject"]').count() == 0  # (a pane without templates)
     page.locator('.CodeMirror[data-pane="params"]').evaluate("el => el.CodeMirror.setValue('')")
     choose_template(page, "params", "ConfigMap")
     page.locator("#import-status", has_text="Inserted the ConfigMap template into the Params pane").wait_for()
@@ -101,20 +107,27 @@ def test_a_template_goes_into_an_empty_pane_then_asks_before_replacing(page, scr
     screenshot("inserted")
 
 
-def test_templates_follow_the_kubernetes_version(page):
+def test_templates_follow_the_kubernetes_version(page, screenshot):
     page.goto("/")
     page.locator("#kubernetes-version").select_option("1.33")
-    option = page.locator('select[data-template-pane="policy"] option', has_text="MutatingAdmissionPolicy").first
-    page.wait_for_function("""() => [...document.querySelectorAll('select[data-template-pane="policy"] option')]
-        .some(o => o.textContent === 'MutatingAdmissionPolicy' && o.title.includes('1.33'))""")
+    menu = page.locator('details[data-template-pane="policy"]')
+    menu.locator(".template-version", has_text="Kubernetes 1.33").wait_for(state="attached")
     page.locator('.CodeMirror[data-pane="policy"]').evaluate("el => el.CodeMirror.setValue('')")
-    page.locator('select[data-template-pane="policy"]').select_option(label="MutatingAdmissionPolicy")
+    button = template_button(page, "policy", "MutatingAdmissionPolicy")
+    assert "not served by default in Kubernetes 1.33" in button.get_attribute("title")
+    screenshot("menu")
+    button.click()
+    assert not menu.evaluate("el => el.open")
     assert "apiVersion: admissionregistration.k8s.io/v1alpha1\nkind: MutatingAdmissionPolicy" \
         in editor_text(page, "policy")
+    page.locator("#import-status", has_text="is not served by default in Kubernetes 1.33").wait_for()
     page.locator("#kubernetes-version").select_option("1.31")
-    page.wait_for_function("""() => [...document.querySelectorAll('select[data-template-pane="policy"] option')]
-        .some(o => o.textContent === 'MutatingAdmissionPolicy (not in 1.31)' && o.disabled)""")
-    assert option.count() == 1
+    menu.locator(".template-version", has_text="Kubernetes 1.31").wait_for(state="attached")
+    button = template_button(page, "policy", "MutatingAdmissionPolicy")
+    assert button.is_disabled()
+    assert button.locator("xpath=following-sibling::span").inner_text() == "not in 1.31"
+    page.keyboard.press("Escape")  # Esc closes the menu
+    assert not menu.evaluate("el => el.open")
 
 
 def test_a_multi_document_file_goes_into_the_panes_of_its_kinds(page, tmp_path, screenshot):
@@ -200,6 +213,12 @@ def test_import_on_a_phone(phone, phone_screenshot):  # noqa: F811
     assert phone.evaluate("document.documentElement.scrollWidth") <= 390
     phone.locator("#place-report").scroll_into_view_if_needed()
     phone_screenshot("placed")
-    select = phone.locator('select[data-template-pane="object"]')
-    box = select.bounding_box()
-    assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+    button = template_button(phone, "object", "StatefulSet")
+    body = phone.locator('details[data-template-pane="object"] .menu-body')
+    box = body.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+    body.scroll_into_view_if_needed()
+    phone_screenshot("templates")
+    button.click()
+    phone.locator("#place-replace").click()
+    assert "kind: StatefulSet" in phone.locator("#pane-object").input_value()
