@@ -68,11 +68,27 @@ class Loaded:
     obj: dict[str, Any]
     # what was derived from it (its compiled form per Kubernetes version), kept with its document
     memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+    static: bool = False  # read from the static manifests (app.vap.static_manifests), not created through the API
 
     @property
     def spec(self) -> dict[str, Any]:
         spec = self.obj.get("spec")
         return spec if isinstance(spec, dict) else {}
+
+
+def dispatch_order(policies: Sequence[Loaded]) -> list[Loaded]:
+    """Policies in the order the dispatcher takes them: those of the static manifests first
+    (generic/composite_policy_source.go), each group by name."""
+    return sorted(policies, key=lambda p: (not p.static, p.name))
+
+
+def bindings_by_policy(bindings: Sequence[Loaded]) -> dict[tuple[bool, str], list[Loaded]]:
+    """Bindings by the policy they name, in name order; a binding binds a policy of its own source only (one of
+    the static manifests, or one created through the API)."""
+    out: dict[tuple[bool, str], list[Loaded]] = {}
+    for b in sorted(bindings, key=lambda b: b.name):
+        out.setdefault((b.static, str(b.spec.get("policyName") or "")), []).append(b)
+    return out
 
 
 @dataclass
@@ -174,22 +190,20 @@ def dispatch(
         for policy in sorted(policies, key=lambda p: p.name):
             outcome.policies.append({"name": policy.name, "matched": False, "explanation": [skipped], "bindings": []})
         return outcome
-    by_policy: dict[str, list[Loaded]] = {}
-    for b in sorted(bindings, key=lambda b: b.name):
-        by_policy.setdefault(str(b.spec.get("policyName") or ""), []).append(b)
-    policy_names = {p.name for p in policies}
+    by_policy = bindings_by_policy(bindings)
+    policy_names = {(p.static, p.name) for p in policies}
     audit_values: dict[str, dict[str, list[str]]] = {}
     audit_failure_written = False
     aggregate_audit_failures = version_key >= AGGREGATED_AUDIT_FAILURES_SINCE
     audit_failures: list[dict[str, Any]] = []
 
-    for policy in sorted(policies, key=lambda p: p.name):
+    for policy in dispatch_order(policies):
         record: dict[str, Any] = {"name": policy.name, "matched": False, "explanation": [], "bindings": []}
         outcome.policies.append(record)
         if outcome.request_error is not None:  # Dispatch returned at once: later policies never run
             record["explanation"].append("not evaluated: the request failed before this policy was reached")
             continue
-        policy_bindings = by_policy.get(policy.name, [])
+        policy_bindings = by_policy.get((policy.static, policy.name), [])
         if not policy_bindings:
             record["explanation"].append("no binding names this policy, so it is never evaluated")
             continue
@@ -259,9 +273,9 @@ def dispatch(
     # never written when Dispatch returned early (the request failed); a key already set is kept
     if audit_failures and outcome.request_error is None and VALIDATION_FAILURE_KEY not in outcome.audit_annotations:
         outcome.audit_annotations[VALIDATION_FAILURE_KEY] = go_json(audit_failures[:MAX_VALIDATION_FAILURES])
-    for name in sorted(by_policy):
-        if name not in policy_names:
-            for b in by_policy[name]:
+    for static, name in sorted(by_policy):
+        if (static, name) not in policy_names:
+            for b in by_policy[(static, name)]:
                 outcome.policies.append({
                     "name": name, "matched": False, "missing": True,
                     "explanation": [f"binding {b.name!r} names policy {name!r}, which does not exist: it is ignored"],

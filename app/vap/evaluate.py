@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from . import admission, compiler, decision, decoding, kyverno, limits, rbac, validation, webhooks
+from . import admission, compiler, decision, decoding, kyverno, limits, rbac, static_manifests, validation, webhooks
 from .admission import Stored, mutating_policy
 from .cel import library
 from .changes import json_patch
@@ -128,6 +128,37 @@ def _load_policy_docs(
             continue
         (policies if is_policy else bindings).append(Loaded(doc.name, obj, doc.memo))
     return policies, bindings
+
+
+def _from_manifests(kind: str, policies: list[Loaded], bindings: list[Loaded], docs: list[Document], version: str,
+                    problems: list[Problem], rejected: list[dict[str, Any]], notes: list[str]
+                    ) -> tuple[list[Loaded], list[Loaded]]:
+    """The policies and bindings of one kind with those of the static manifests (:mod:`static_manifests`) marked,
+    or left out with the loader's error when it would refuse them; the 1.36 warning of a reserved name."""
+    by_memo = {id(d.memo): d for d in docs}
+    for loaded in (*policies, *bindings):
+        if static_manifests.warned(loaded.name, version):
+            problems.append(by_memo[id(loaded.memo)].problem("metadata.name", static_manifests.SUFFIX_WARNING,
+                                                             "warning"))
+    static = [[x for x in group if static_manifests.is_static(x.name, version)] for group in (policies, bindings)]
+    if not static[0] and not static[1]:
+        return policies, bindings
+    kept_policies, kept_bindings, errors = static_manifests.load(kind, static[0], static[1])
+    for loaded, text in errors:
+        doc = by_memo[id(loaded.memo)]
+        problems.append(doc.problem("metadata.name", f"the static manifests would not load: {text}"))
+        rejected.append({"kind": doc.kind, "name": doc.name, "pane": doc.pane, "document": doc.index,
+                         "message": text})
+    if errors:
+        notes.append(f"no {kind} of the static manifests is loaded: kube-apiserver refuses the whole directory when "
+                     "one manifest is wrong (it does not start, or keeps the manifests it had)")
+    names = ", ".join(repr(x.name) for x in (*kept_policies, *kept_bindings))
+    if names:
+        notes.append(f"{names}: read from the static manifests (staticManifestsDir), as names ending in "
+                     f"{static_manifests.SUFFIX!r} are reserved for them; they run before the ones created through "
+                     "the API")
+    return (kept_policies + [p for p in policies if p not in static[0]],
+            kept_bindings + [b for b in bindings if b not in static[1]])
 
 
 def _defaulted_and_validated(
@@ -272,6 +303,12 @@ def respond(scenario: Scenario) -> Response:
             problems.extend(object_problems(doc, schemas))
     policies, bindings = _load_policy_docs(policy_docs, version, problems, rejected)
     mutating_policies, mutating_bindings = _load_mutating_docs(mutating_docs, version, problems, rejected)
+    static_notes: list[str] = []
+    policies, bindings = _from_manifests("ValidatingAdmissionPolicy", policies, bindings, policy_docs, version,
+                                         problems, rejected, static_notes)
+    mutating_policies, mutating_bindings = _from_manifests(
+        "MutatingAdmissionPolicy", mutating_policies, mutating_bindings, mutating_docs, version, problems, rejected,
+        static_notes)
     webhook_notes: list[str] = []
     hooks = webhooks.load(webhook_docs, version=version,
                           compile_check=webhooks.compile_check_for(compiler.new_expressions_version(version)),
@@ -311,7 +348,7 @@ def respond(scenario: Scenario) -> Response:
         authorizer=_authorizer(attrs.user_info, authorization.rbac), type_checking=type_checking,
         refused_policies={r["name"]: r["message"] for r in rejected if r["kind"] == "ValidatingAdmissionPolicy"},
     )
-    notes = list(attrs.notes) + authorization.notes + webhook_notes
+    notes = list(attrs.notes) + authorization.notes + webhook_notes + static_notes
     if object_doc is not None and (webhooks.is_webhook_doc(object_doc) or kyverno.is_kyverno_doc(object_doc)):
         notes.append(f"the {object_doc.kind} in the Object pane is the object of the request; paste the "
                      "configurations and policies to evaluate in another pane")

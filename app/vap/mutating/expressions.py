@@ -156,11 +156,13 @@ def _quote(text: str) -> str:
 
 def objects(value: Any) -> Any:
     """An expression's value with its rewritten initialisers as :class:`ObjectValue` (``JSONPatch`` ones too,
-    named so)."""
+    named so). The engine's maps come back in no fixed order: their keys are sorted, so that the same expression
+    always gives the same value (and the object the same field order)."""
     if isinstance(value, Mapping):
         if TYPE_KEY in value and isinstance(value[TYPE_KEY], str):
-            return ObjectValue(value[TYPE_KEY], {str(k): objects(v) for k, v in value.items() if k != TYPE_KEY})
-        return {k: objects(v) for k, v in value.items()}
+            return ObjectValue(value[TYPE_KEY], {str(k): objects(value[k]) for k in sorted(value, key=str)
+                                                 if k != TYPE_KEY})
+        return {k: objects(value[k]) for k in sorted(value, key=str)}
     if isinstance(value, list | tuple):
         return [objects(v) for v in value]
     return value

@@ -24,7 +24,15 @@ from .. import cel, compiler, decoding, fast
 from ..cel import library
 from ..changes import Change, changes
 from ..decision import failure_status, forbidden_details, namespace_not_found
-from ..dispatcher import Cluster, Loaded, reduced_namespace, skipped_request, versioned
+from ..dispatcher import (
+    Cluster,
+    Loaded,
+    bindings_by_policy,
+    dispatch_order,
+    reduced_namespace,
+    skipped_request,
+    versioned,
+)
 from ..matching import matches
 from ..params import ParamError, collect_params
 from ..request import Attributes, request_value
@@ -253,7 +261,7 @@ def dispatch(
         if first:
             outcome.policies.extend({"name": p.name, "matched": False, "explanation": [skipped.replace(
                 "ValidatingAdmissionPolicies", "admission policies")], "bindings": []}
-                for p in sorted(policies, key=lambda p: p.name))
+                for p in dispatch_order(policies))
         return outcome
     invocations = _invocations(policies, bindings, attrs, cluster, version, param_scope, outcome, first)
     if round_ > 1 and not first and reinvocation.last_output is not None \
@@ -329,19 +337,17 @@ def _invocations(policies: Sequence[Loaded], bindings: Sequence[Loaded], attrs: 
                  first: bool) -> list[_Invocation]:
     """policy_dispatcher.go Dispatch: the (policy, binding, param) invocations of the request, in order, each
     failure to configure one recorded as a policy error. Records are made in the first round only."""
-    by_policy: dict[str, list[Loaded]] = {}
-    for b in sorted(bindings, key=lambda b: b.name):
-        by_policy.setdefault(str(b.spec.get("policyName") or ""), []).append(b)
+    by_policy = bindings_by_policy(bindings)
     records = {r["name"]: r for r in outcome.policies}
     out: list[_Invocation] = []
-    for policy in sorted(policies, key=lambda p: p.name):
+    for policy in dispatch_order(policies):
         record = records.get(policy.name)
         if record is None:
             record = {"name": policy.name, "matched": False, "explanation": [], "bindings": []}
             outcome.policies.append(record)
         note = record["explanation"].append if first else (lambda text: None)
         spec = policy.spec
-        policy_bindings = by_policy.get(policy.name, [])
+        policy_bindings = by_policy.get((policy.static, policy.name), [])
         if not policy_bindings:
             note("no binding names this policy, so it is never evaluated")
             continue
