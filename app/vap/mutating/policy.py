@@ -322,6 +322,7 @@ def dispatch(
             outcome.changes.extend(new[1])
             record["changes"] = [c.to_json() for c in (*made, *new[1])]
             obj = new[2]
+            record["object"] = obj  # the object after the mutation and the defaulting that follows it
         if before != obj:  # the invocation changed the object: earlier IfNeeded ones run again
             reinvocation.require_reinvoking_previously_invoked()
             reinvocation.should_reinvoke = True
