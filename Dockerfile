@@ -17,7 +17,7 @@ RUN pip install --no-cache-dir /tmp/wheels/*.whl \
     && mkdir -p /srv/playground/data \
     && chown playground /srv/playground/data
 # The entry point: `docker run IMAGE check ...` (or eval, test, convert, serve, --version, --help) runs that
-# admission-playground command; anything else, the default CMD (gunicorn) among them, runs as given.
+# admission-playground command; anything else runs as given.
 RUN printf '%s\n' '#!/bin/sh' \
         'case "$1" in check|eval|test|convert|serve|--version|--help|-h) exec admission-playground "$@" ;; esac' \
         'exec "$@"' > /usr/local/bin/playground-entrypoint \
@@ -27,4 +27,6 @@ WORKDIR /srv/playground
 USER playground
 EXPOSE 8000
 ENTRYPOINT ["playground-entrypoint"]
-CMD ["gunicorn", "--config", "python:app.gunicorn_conf", "--bind", "0.0.0.0:8000", "app:create_app()"]
+# The default: the server as `admission-playground serve` runs it, its front (app/front.py: each request read whole,
+# within time bounds, before gunicorn sees it) on port 8000 and gunicorn behind it on a private socket.
+CMD ["admission-playground", "serve", "--host", "0.0.0.0", "--port", "8000"]

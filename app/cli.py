@@ -55,11 +55,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    serve = sub.add_parser("serve", help="run the playground (gunicorn)")
+    serve = sub.add_parser("serve", help="run the playground (its front, and gunicorn behind it)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--workers", type=int, default=1,
-                       help="gunicorn processes (default 1: evaluations run in their own worker processes)")
+    serve.add_argument("--workers", type=int, default=None,
+                       help="gunicorn processes (default PLAYGROUND_GUNICORN_WORKERS, else 1: evaluations run in "
+                            "their own worker processes)")
     serve.add_argument("-q", "--quiet", action="store_true", help="log warnings and errors only")
 
     ev = sub.add_parser("eval", help="evaluate a scenario from files, or an API body from stdin with '-'")
@@ -252,10 +253,11 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    argv = ["gunicorn", "--config", "python:app.gunicorn_conf", "--bind", f"{args.host}:{args.port}",
-            "--workers", str(args.workers), *(["--log-level", "warning"] if args.quiet else []), "app:create_app()"]
-    os.execvp(sys.executable, [sys.executable, "-m", *argv])
-    return 0  # not reached
+    """The front on host:port, reading each request whole within its time bounds, and gunicorn behind it
+    (app/front.py)."""
+    from . import front
+
+    return front.serve(args.host, args.port, workers=args.workers, quiet=args.quiet)
 
 
 def _run(argv: Sequence[str] | None) -> int:

@@ -3,6 +3,11 @@
 Evaluations run in evaluation worker processes (app/isolation.py), so a gunicorn worker mostly
 waits for them: threads give the concurrency, and one gunicorn process by default keeps the
 per-client rate limits exact (each process counts for itself). Command-line options override these.
+
+`admission-playground serve` runs gunicorn behind the front (app/front.py), on a private Unix socket with
+--proxy-protocol: the front reads each request whole, within its time bounds, before a gunicorn thread sees
+it, so slow clients hold no thread. gunicorn run bare with these settings has no such protection: a client
+sending its headers slowly keeps a thread for as long as it likes (docs/deployment.md).
 """
 
 import os

@@ -1,27 +1,34 @@
 #!/usr/bin/env python3
 """Load test: normal users evaluating the gallery while a few clients send hostile inputs.
 
-Starts the playground under gunicorn (as `admission-playground serve` does) on a free local port,
-unless --url names a running one; then
+Starts the playground as `admission-playground serve` does (its front, gunicorn behind it; --bare: gunicorn
+alone, to compare) on a free local port, unless --url names a running one; then
 
 1. idle: one user evaluates the gallery examples one after another (think time between requests);
 2. users: --users users do the same, each from its own address (X-Forwarded-For, the server trusting
    one proxy);
 3. load: the same users while --hostile clients send hostile inputs back to back (CPU for seconds,
-   memory bombs, alias bombs, deep nesting, oversized bodies), each also from its own address.
+   memory bombs, alias bombs, deep nesting, oversized bodies), each also from its own address;
+4. slow: the same users while --slow connections send a request's headers a line every 5 seconds
+   (each opened again as soon as the server closes it);
+5. costly: the same users while one client keeps --costly requests outstanding that each hold an
+   evaluation worker to its time bound (evaluations, test cases, workshop checks).
 
 The phases alternate --rounds times, so that whatever else runs on the machine weighs on each about
 equally. It prints the latency percentiles of the normal users in each phase, their errors, and what
-the hostile clients got back (status counts), and exits 1 when a normal user saw an error or the
-p95 under load exceeds twice the idle p95 (the issue's bar). Usage:
+the hostile clients got back (status counts), and exits 1 when a normal user saw an error, the
+p95 under load exceeds twice the idle p95, or fewer than 95% of the normal users' evaluations were
+answered within 3 seconds beside the slow connections or the costly client (the issue's bars). Usage:
 
-    .venv/bin/python scripts/loadtest.py [--users 50] [--hostile 3] [--seconds 60] [--idle-requests 60] [--rounds 3]
+    .venv/bin/python scripts/loadtest.py [--users 50] [--hostile 3] [--slow 64] [--costly 12] [--seconds 60]
+        [--idle-requests 60] [--rounds 3] [--bare]
         [--only 'oversized body' ...]   (one kind of hostile input alone, to find which one weighs)
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import json
 import multiprocessing
@@ -35,6 +42,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -42,6 +50,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from app.warm import example_bodies  # noqa: E402
+from tests import attacks  # noqa: E402
 from tests import hostile_inputs as hostile  # noqa: E402
 
 
@@ -70,8 +79,8 @@ class Client:
         self.address = address
         self.conn: http.client.HTTPConnection | None = None
 
-    def post(self, path: str, body: bytes) -> tuple[int, float]:
-        headers = {"Content-Type": "application/json", "X-Forwarded-For": self.address}
+    def post(self, path: str, body: bytes, kind: str = "application/json") -> tuple[int, float]:
+        headers = {"Content-Type": kind, "X-Forwarded-For": self.address}
         for attempt in range(2):
             try:
                 if self.conn is None:
@@ -137,12 +146,13 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(data_dir: str) -> tuple[subprocess.Popen, str]:
+def start_server(data_dir: str, bare: bool = False) -> tuple[subprocess.Popen, str]:
     port = free_port()
     env = {**os.environ, "PLAYGROUND_TRUSTED_PROXIES": "1", "DATA_DIR": data_dir}
+    command = ([sys.executable, "-m", "gunicorn", "--config", "python:app.gunicorn_conf", "--bind", f"127.0.0.1:{port}",
+                "app:create_app()"] if bare else [sys.executable, "-m", "app.cli", "serve", "--port", str(port), "-q"])
     server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--config", "python:app.gunicorn_conf", "--bind", f"127.0.0.1:{port}",
-         "app:create_app()"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True)  # a session of its own, as a service has (the kernel may schedule by session)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
@@ -160,6 +170,10 @@ def main() -> int:
     parser.add_argument("--url", help="a running playground (it must trust one proxy: PLAYGROUND_TRUSTED_PROXIES=1)")
     parser.add_argument("--users", type=int, default=50)
     parser.add_argument("--hostile", type=int, default=3)
+    parser.add_argument("--slow", type=int, default=64, help="slow connections in the slow phase (0: no such phase)")
+    parser.add_argument("--costly", type=int, default=12,
+                        help="costly requests one client keeps outstanding in the costly phase (0: no such phase)")
+    parser.add_argument("--bare", action="store_true", help="gunicorn alone, without the front (to compare)")
     parser.add_argument("--seconds", type=float, default=60, help="seconds of each loaded phase, in all rounds")
     parser.add_argument("--idle-requests", type=int, default=60)
     parser.add_argument("--think", type=float, nargs=2, default=(0.5, 1.5), metavar=("MIN", "MAX"),
@@ -178,7 +192,7 @@ def main() -> int:
         if args.url:
             url = args.url
         else:
-            server, url = start_server(data_dir)
+            server, url = start_server(data_dir, args.bare)
         try:
             warm = Client(url, "192.0.2.250")
             for body in bodies:  # the server's workers have evaluated every example once
@@ -187,7 +201,11 @@ def main() -> int:
             idle: list[tuple[int, float]] = []
             crowd: list[tuple[int, float]] = []  # normal users, no hostile client
             loaded: list[tuple[int, float]] = []  # normal users while hostile clients send bombs
+            beside_slow: list[tuple[int, float]] = []  # normal users beside the slow connections
+            beside_costly: list[tuple[int, float]] = []  # normal users beside the costly client
             hostile_results: Counter = Counter()
+            slow_results: Counter = Counter()
+            costly_results: Counter = Counter()
             inputs = [(name, body) for name, body in hostile_bodies() if not args.only or name in args.only]
             if not inputs:
                 parser.error(f"no hostile input named {args.only}: {[name for name, _ in hostile_bodies()]}")
@@ -201,6 +219,14 @@ def main() -> int:
                 crowd += run_users(url, bodies, inputs, args.users, 0, seconds, tuple(args.think), rng, Counter())
                 loaded += run_users(url, bodies, inputs, args.users, args.hostile, seconds, tuple(args.think), rng,
                                     hostile_results)
+                if args.slow:
+                    with attacking(slow_connections, url, args.slow, seconds, slow_results):
+                        beside_slow += run_users(url, bodies, inputs, args.users, 0, seconds, tuple(args.think), rng,
+                                                 Counter())
+                if args.costly:
+                    with attacking(costly_client, url, args.costly, seconds, costly_results):
+                        beside_costly += run_users(url, bodies, inputs, args.users, 0, seconds, tuple(args.think),
+                                                   rng, Counter())
         finally:
             if server is not None:
                 server.terminate()
@@ -218,7 +244,73 @@ def main() -> int:
         print(f"  {name:28} HTTP {status}: {count}")
     within = not errors and loaded_p["p95"] <= 2 * idle_p["p95"]
     print("normal users' latency under load within twice its idle value:", "yes" if within else "NO")
+    for label, results, what, count in ((f"{args.users} users + {args.slow} slow conns", beside_slow,
+                                         slow_results, args.slow),
+                                        (f"{args.users} users + 1 costly client", beside_costly, costly_results,
+                                         args.costly)):
+        if not count:
+            continue
+        report(label, results, args.seconds)
+        answered = sum(1 for status, took in results if status == 200 and took <= 3.0)
+        share = answered / len(results) if results else 0.0
+        print(f"  answered within 3 s: {answered} of {len(results)} ({share:.1%}); the attack got: "
+              f"{dict(sorted(what.items(), key=str))}")
+        within = within and share >= 0.95
+    print("every bar met:", "yes" if within else "NO")
     return 0 if within else 1
+
+
+@contextlib.contextmanager
+def attacking(attack: Any, url: str, count: int, seconds: float, results: Counter) -> Iterator[None]:
+    """Run an attack (in a process of its own, as from other machines) while the block runs."""
+    pool = multiprocessing.get_context("spawn").Pool(1)
+    pending = pool.apply_async(attack, (url, count, seconds + 1.0))
+    time.sleep(1.0)  # the attack is in place before the users start
+    try:
+        yield
+    finally:
+        results.update(pending.get(timeout=seconds + 180))
+        pool.close()
+        pool.join()
+
+
+def slow_connections(url: str, count: int, seconds: float) -> Counter:
+    """``count`` connections sending a request's headers a line every 5 seconds, reopened when closed; what they got."""
+    os.setsid()
+    parts = urlsplit(url)
+    until = time.monotonic() + seconds
+    outcomes: Counter = Counter()
+    threads = [threading.Thread(target=attacks.slow_connection, args=(parts.hostname, parts.port, until, outcomes))
+               for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return outcomes
+
+
+def costly_client(url: str, count: int, seconds: float) -> Counter:
+    """One client keeping ``count`` costly requests outstanding (each sent again once answered); what it got."""
+    os.setsid()
+    until = time.monotonic() + seconds
+    requests = attacks.costly_requests()
+    outcomes: Counter = Counter()
+
+    def keep_sending(i: int) -> None:
+        client = Client(url, "203.0.113.66")
+        while time.monotonic() < until:
+            path, body, kind = requests[i % len(requests)]
+            status, _ = client.post(path, body, kind)
+            outcomes[status] += 1
+            if status == 429:
+                time.sleep(0.2)  # a refused client keeps knocking, a little less often
+
+    threads = [threading.Thread(target=keep_sending, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return outcomes
 
 
 def run_users(url: str, bodies: list[bytes], inputs: list[tuple[str, bytes]], users: int, hostile: int,

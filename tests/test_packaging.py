@@ -300,5 +300,5 @@ def test_the_dockerfile_installs_a_built_wheel_not_the_checkout() -> None:
     assert any(re.search(r"pip3? wheel\b", i) for i in instructions)
     assert any(i.upper().startswith("COPY --FROM=") for i in instructions)
     assert any(re.search(r"pip3? install\b.*\.whl", i) for i in instructions)
-    assert instructions[-1] == ('CMD ["gunicorn", "--config", "python:app.gunicorn_conf", "--bind", "0.0.0.0:8000", '
-                                '"app:create_app()"]')
+    # the server behind its front, as `admission-playground serve` runs it (app/front.py), not gunicorn bare
+    assert instructions[-1] == 'CMD ["admission-playground", "serve", "--host", "0.0.0.0", "--port", "8000"]'
