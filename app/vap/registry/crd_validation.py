@@ -619,7 +619,7 @@ class _Rules:
                 continue
             text = rule["rule"]
             uses_old = cel.mentions(text, "oldSelf")
-            optional = rule.get("optionalOldSelf") is True
+            optional = rule.get("optionalOldSelf") is True and self.version >= (1, 30)  # CRDValidationRatcheting
             if uses_old and old is _ABSENT and not optional:
                 continue  # a transition rule runs only where the value has an old value
             compiled = _compiled(_optional_old_self(text) if optional and uses_old else text, cel.VALIDATION,
