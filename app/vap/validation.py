@@ -103,6 +103,10 @@ class _Named(str):
     """A Go named string type (e.g. FailurePolicyType): field.Error renders it through JSON, not %q."""
 
 
+class RenderedValue(str):
+    """A bad value already written as field.Error prints it (a Go struct's JSON, in its fields' order)."""
+
+
 # ErrorType names and their texts; the first group never shows the bad value.
 _NO_VALUE = {"FieldValueRequired": "Required value", "FieldValueForbidden": "Forbidden",
              "FieldValueTooLong": "Too long", "FieldValueTooShort": "Too short",
@@ -185,6 +189,8 @@ def _render_value(value: Any) -> str:
     """ErrorBody's value: Go %v for bools and numbers, %q for plain strings, JSON for everything else."""
     if isinstance(value, _GoValue):
         return _go_json(value.json_value()) if _texts().json_values else value.go_syntax()
+    if isinstance(value, RenderedValue):
+        return str(value)
     if isinstance(value, _Named):
         if not _texts().json_values:
             return _go_quote(str(value))
@@ -304,6 +310,9 @@ _CEL_RESERVED = frozenset("true false null in as break const continue else for f
 # unicode.IsSpace, which strings.TrimSpace uses (Python's str.strip also strips \x1c-\x1f).
 _GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
             "\u2028\u2029\u202f\u205f\u3000"
+
+
+GO_SPACE = _GO_SPACE  # (public: what strings.TrimSpace trims)
 
 
 def _trim(s: str) -> str:

@@ -128,11 +128,26 @@ def _owner_references(refs: Any, path: str) -> list[FieldError]:
         if ref.get("controller") is True:
             current = f"{kind}/{_text(ref, 'name')}"
             if first_controller:
-                errs.append(validation.invalid(path, refs, "Only one reference can have Controller set to true. "
+                errs.append(validation.invalid(path, _owner_references_value(refs),
+                                               "Only one reference can have Controller set to true. "
                                                f'Found "true" in references for {first_controller} and {current}'))
             else:
                 first_controller = current
     return errs
+
+
+def _owner_references_value(refs: list[Any]) -> validation.RenderedValue:
+    """A []metav1.OwnerReference as field.Error prints it: JSON in the struct's field order, its pointers
+    omitted when unset."""
+    items = []
+    for ref in refs:
+        ref = ref if isinstance(ref, Mapping) else {}
+        fields = [f"{validation._go_json(k)}:{validation._go_json(_text(ref, k))}"
+                  for k in ("apiVersion", "kind", "name", "uid")]
+        fields += [f"{validation._go_json(k)}:{validation._go_json(ref[k])}"
+                   for k in ("controller", "blockOwnerDeletion") if isinstance(ref.get(k), bool)]
+        items.append("{" + ",".join(fields) + "}")
+    return validation.RenderedValue("[" + ",".join(items) + "]")
 
 
 def _finalizers(finalizers: Any, path: str) -> list[FieldError]:
@@ -140,7 +155,8 @@ def _finalizers(finalizers: Any, path: str) -> list[FieldError]:
     names = [f for f in finalizers if isinstance(f, str)] if isinstance(finalizers, list) else []
     errs = [validation.invalid(path, name, m) for name in names for m in validation.qualified_name(name)]
     if "orphan" in names and "foregroundDeletion" in names:
-        errs.append(validation.invalid(path, names, "finalizer orphan and foregroundDeletion cannot be both set"))
+        errs.append(validation.invalid(path, validation._GoValue("[]string", names),
+                                       "finalizer orphan and foregroundDeletion cannot be both set"))
     return errs
 
 
@@ -207,4 +223,13 @@ def pod_spec_errors(obj: Mapping[str, Any], group: str, kind: str) -> list[Field
     value: Any = obj
     for key in where:
         value = value.get(key) if isinstance(value, Mapping) else None
-    return pod_spec(value, ".".join(where), required=kind == "Pod") if value is not None else []
+    if value is None:
+        return []
+    errs = pod_spec(value, ".".join(where), required=kind == "Pod")
+    if kind == "Pod" and isinstance(value.get("containers"), list):  # validateContainersOnlyForPod
+        for i, container in enumerate(value["containers"]):
+            image = _text(container, "image") if isinstance(container, Mapping) else ""
+            if image != image.strip(validation.GO_SPACE):
+                errs.append(validation.invalid(f"spec.containers[{i}].image", image,
+                                               "must not have leading or trailing whitespace"))
+    return errs
