@@ -191,7 +191,11 @@
     if (!target.closest || !target.closest(".CodeMirror-line")) { hideTooltip(); return; }
     var pos = cm.coordsChar({left: event.clientX, top: event.clientY}, "window");
     var token = cm.getTokenAt(CodeMirror.Pos(pos.line, pos.ch + 1), true);
-    if (!token.type || token.type.indexOf("atom") < 0 || !/\w/.test(token.string)) { hideTooltip(); return; }
+    // a key, or a root or member inside an expression
+    if (!token.type || !/\b(atom|cel-root|cel-field)\b/.test(token.type) || !/\w/.test(token.string)) {
+      hideTooltip();
+      return;
+    }
     hoverTimer = window.setTimeout(function () { explainAt(cm, pos); }, HOVER_DELAY);
   }
 

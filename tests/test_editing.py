@@ -170,9 +170,11 @@ def test_hover_documents_the_field_under_the_pointer(fragment, key, path, type_,
     assert (found["from"], found["to"]) == (fragment.index(key) + 1, fragment.index(key) + len(key) + 1)
 
 
-def test_hover_shows_nothing_off_a_key_or_inside_an_expression():
+def test_hover_shows_nothing_off_a_key_or_off_a_member_of_an_expression():
     assert hover({"policy": POLICY}, "policy", line_of(POLICY, "  failurePolicy: Fail"), 20, "1.34") is None
-    assert hover({"policy": POLICY}, "policy", line_of(POLICY, "      request.userInfo."), 8, "1.34") is None
+    text = POLICY.replace("  - expression: variables.", "  - expression: object.spec.replicas > 2")
+    assert hover({"policy": text}, "policy", line_of(text, "object.spec.replicas > 2"), 38, "1.34") is None  # ">"
+    assert hover({"policy": text}, "policy", line_of(text, "object.spec.replicas > 2"), 40, "1.34") is None  # "2"
 
 
 def test_hover_on_a_crd_field_shows_the_crd_description():
@@ -302,3 +304,16 @@ spec:
 ])
 def test_values_api_validation_accepts_are_offered(line, column, expected):
     assert offered(BINDING, line, column, pane="binding") == expected
+
+
+@pytest.mark.parametrize(("column", "path", "type_", "words"), [
+    (18, "object", "root", "The object of the request"),
+    (26, "object.spec", "DeploymentSpec", "Specification of the desired behavior of the Deployment"),
+    (31, "object.spec.replicas", "integer", "Number of desired pods"),
+])
+def test_hover_documents_a_member_inside_an_expression(column, path, type_, words):
+    text = POLICY.replace("  - expression: variables.", "  - expression: object.spec.replicas > 2")
+    found = hover({"policy": text}, "policy", line_of(text, "object.spec.replicas > 2"), column, "1.34")
+    assert found is not None
+    assert (found["path"], found["type"]) == (path, type_)
+    assert words in found["description"]

@@ -489,11 +489,13 @@ def hover(panes: Mapping[str, Any], pane: str, line: int, column: int, version: 
     if row >= len(lines):
         return None
     events, held = _scan(lines, row)
-    if held:
-        return None
     own = line_events(lines[row])
     key = next((e for e in own if e.key is not None and e.column <= column - 1 < e.end), None)
-    if key is None or key.key is None:
+    in_value = (held and held[-1].key in CEL_FIELDS) or (
+        own and own[-1].key in CEL_FIELDS and own[-1].end < column - 1 and key is None)
+    if in_value:
+        return _member_doc(lines, row, column, line, context or Context.of(panes, version))
+    if held or key is None or key.key is None:
         return None
     context = context or Context.of(panes, version)
     api_version, kind = _kind_of(lines)
@@ -570,6 +572,30 @@ _ROOTS = {
     "variables": "The policy's variables, by name.",
     "authorizer": "Authorization checks for the request's user (authorizer.group(...).resource(...).check(...)).",
 }
+
+
+def _member_doc(lines: Sequence[str], row: int, column: int, line: int, context: Context) -> dict[str, Any] | None:
+    """The documentation of the member under the pointer in an expression (``object.spec.replicas``)."""
+    text = lines[row]
+    end = column - 1
+    while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        end += 1
+    chain = _CHAIN.search(text[:end])
+    if chain is None or not chain.group(3) or column - 1 < chain.start(3) - 1:
+        word = _WORD.search(text[:end])
+        if word is None or word.group(0) not in _ROOTS or column - 1 < word.start():
+            return None
+        return {"path": word.group(0), "name": word.group(0), "type": "root", "description": _ROOTS[word.group(0)],
+                "line": line, "from": word.start() + 1, "to": end + 1}
+    spec = _policy(lines, row).get("spec")
+    steps: list[Step] = [m.group(1) or "[]" for m in _STEP.finditer(chain.group(2))]
+    name = chain.group(3)
+    found = next((i for i in _members(chain.group(1), steps, spec if isinstance(spec, Mapping) else {}, context)
+                  if i.label == name), None)
+    if found is None:
+        return None
+    return {"path": text[chain.start():end], "name": name, "type": found.type, "description": found.description,
+            "line": line, "from": chain.start(3) + 1, "to": end + 1}
 
 
 def _roots(spec: Mapping[str, Any]) -> list[str]:

@@ -60,6 +60,11 @@ def test_hover_shows_a_fields_description(page, screenshot):
     screenshot("hover")
     page.mouse.move(5, 5)
     doc.wait_for(state="detached")
+    # a member inside an expression: its type and description from the kind the policy matches
+    page.locator(f"{POLICY} .CodeMirror-line span.cm-cel-field", has_text="replicas").first.hover()
+    doc.wait_for()
+    assert "object.spec.replicas <integer>" in doc.inner_text()
+    assert "Number of desired pods" in doc.inner_text()
 
 
 def test_a_misspelt_field_is_marked_as_you_type_without_evaluating(page, screenshot):
