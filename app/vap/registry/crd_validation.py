@@ -39,6 +39,8 @@ from datetime import date, datetime
 from functools import lru_cache
 from typing import Any
 
+from google.protobuf import duration_pb2, timestamp_pb2
+
 from .. import cel, validation
 from ..cel import library
 from ..fast import cost as fast_cost
@@ -89,8 +91,8 @@ def validate(obj: Mapping[str, Any], old: Mapping[str, Any] | None, root: Mappin
             out.checked.append("x-kubernetes-validations: not evaluated, the object does not have the schema's shape")
         else:
             rules = _Rules(version, ratcheting)
-            rules.node(None, obj, old if old is not None else _ABSENT, root, resource=True,
-                       parent_unchanged=False)
+            typed_old = _typed(old, root) if old is not None else _ABSENT
+            rules.node(None, _typed(obj, root), typed_old, root, resource=True, parent_unchanged=False)
             out.errors.extend(rules.errors)
             out.warnings.extend(rules.warnings)
             out.notes.extend(rules.notes)
@@ -501,6 +503,79 @@ def _map_list(path: str | None, schema: Mapping[str, Any], value: list[Any]) -> 
 
 # --------------------------------------------------------------------------------------------
 # x-kubernetes-validations (schema/cel/validation.go)
+
+
+# The values a rule sees typed by their format (model.SchemaDeclType, UnstructuredToVal): byte as bytes,
+# date and date-time as timestamps, duration as a duration.
+_GO_DURATION = re.compile(r"([0-9]*(?:\.[0-9]*)?)(ns|us|µs|μs|ms|s|m|h)")
+_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def _timestamp(text: str) -> Any:
+    stamp = timestamp_pb2.Timestamp()
+    try:
+        stamp.FromJsonString(text if "T" in text.upper() else text + "T00:00:00Z")
+    except ValueError:
+        return None
+    return stamp
+
+
+def _duration(text: str) -> Any:
+    """time.ParseDuration's syntax: an optional sign, then numbers each with its unit (``1h2m3.5s``)."""
+    body = text[1:] if text[:1] in "+-" else text
+    if body == "0":
+        return duration_pb2.Duration()
+    pos, seconds = 0, 0.0
+    while pos < len(body):
+        match = _GO_DURATION.match(body, pos)
+        if match is None or match.group(1) in ("", "."):
+            return None
+        seconds += float(match.group(1)) * _DURATION_UNITS[match.group(2)]
+        pos = match.end()
+    if not body:
+        return None
+    value = duration_pb2.Duration()
+    value.FromNanoseconds(round((-seconds if text.startswith("-") else seconds) * 1e9))
+    return value
+
+
+def _bytes(text: str) -> Any:
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+_TYPED_FORMATS: dict[str, Callable[[str], Any]] = {
+    "byte": _bytes, "date": _timestamp, "date-time": _timestamp, "duration": _duration,
+}
+
+
+def _typed(value: Any, schema: Any) -> Any:
+    """The value with its formatted strings as the typed values a rule sees (the same object when none)."""
+    if not isinstance(schema, Mapping):
+        return value
+    if isinstance(value, str):
+        convert = _TYPED_FORMATS.get(schema.get("format")) if schema.get("type") == "string" else None
+        typed = convert(value) if convert is not None else None
+        return value if typed is None else typed
+    if isinstance(value, dict):
+        properties = schema.get("properties")
+        properties = properties if isinstance(properties, Mapping) else {}
+        additional = schema.get("additionalProperties")
+        out: dict[str, Any] | None = None
+        for key, child in value.items():
+            sub = properties.get(key, additional if key not in properties else None)
+            new = _typed(child, sub)
+            if new is not child:
+                out = out if out is not None else dict(value)
+                out[key] = new
+        return out if out is not None else value
+    if isinstance(value, list):
+        items = schema.get("items")
+        converted = [_typed(item, items) for item in value]
+        return converted if any(a is not b for a, b in zip(converted, value, strict=True)) else value
+    return value
 
 
 def _has_rules(schema: Any) -> bool:
