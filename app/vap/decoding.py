@@ -25,13 +25,15 @@ pasted.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from . import defaulting, fast
 from .changes import REMOVE, Change, Path
 from .defaulting import structural, typed
+from .documents import Document
 from .schemas import KindSchema, SchemaSet
 from .schemas.validate import Finding, check_object, render_path
 
@@ -46,7 +48,7 @@ class Decoded:
     """An object as the apiserver decoded and defaulted it."""
 
     value: Any
-    unknown: tuple[str, ...] = ()  # the unknown fields dropped, as paths
+    unknown: tuple[Path, ...] = ()  # the unknown fields dropped
     error: str | None = None  # the decoder's error (a value of the wrong type): the request fails
     changes: tuple[Change, ...] = ()
 
@@ -74,22 +76,97 @@ def unknown_fields(obj: Any, schemas: SchemaSet) -> list[Path]:
     return [f.path for f in _findings(obj, schemas) if f.message.startswith("unknown field ")]
 
 
-def stored_findings(obj: Any, schemas: SchemaSet) -> tuple[tuple[Path, str] | None, list[tuple[Path, str]]]:
-    """What decoding a stored object finds: its first decoding error (path and the apiserver's message), and
-    its unknown fields (path and rendered path)."""
-    if kind_schema(obj, schemas) is None:
+@dataclass(frozen=True, slots=True)
+class Strict:
+    """A field strict decoding reports: one the kind does not know, or one the text gives twice."""
+
+    path: Path  # where it is in the document
+    message: str  # the apiserver's words for it, each a warning under Warn
+    yaml: bool = False  # a key the YAML decoder found twice: under Strict, one error names them all
+
+    @property
+    def field(self) -> str:
+        return render_path(self.path)
+
+
+def stored_findings(doc: Document, schemas: SchemaSet) -> tuple[tuple[Path, str] | None, list[Strict]]:
+    """What decoding a stored document finds: its first decoding error (path and the apiserver's message),
+    and what strict decoding reports of it (:func:`strict_findings`)."""
+    schema = kind_schema(doc.value, schemas)
+    if schema is None:
         return None, []
-    findings = _findings(obj, schemas)
+    findings = _findings(doc.value, schemas)
     errors = [(f.path, f.message) for f in findings if "cannot be handled as a" in f.message]
-    unknown = [(f.path, render_path(f.path)) for f in findings if f.message.startswith("unknown field ")]
-    return (errors[0] if errors else None), unknown
+    unknown = [f.path for f in findings if f.message.startswith("unknown field ")]
+    return (errors[0] if errors else None), strict_findings(schema, unknown, doc)
 
 
-def strict_error(obj: Mapping[str, Any], schema: KindSchema, unknown: list[str]) -> str:
-    """The apiserver's error for an object with unknown fields under Strict field validation."""
-    fields = ", ".join(f'unknown field "{path}"' for path in unknown)
+def strict_findings(schema: KindSchema, unknown: Sequence[Path], source: Document | None) -> list[Strict]:
+    """What strict decoding reports of an object whose unknown fields are ``unknown``, read from the
+    document ``source`` (its keys given twice), in the apiserver's order.
+
+    The document is the request's body as written (k8s.io/apimachinery serializer/json ``unmarshal``):
+    a YAML body is checked for keys given twice first (sigs.k8s.io/yaml ``YAMLToJSONStrict``: ``line 5:
+    key "name" already set in map``, the line counted in the document), then decoded from the JSON its
+    YAML converts to, whose keys are sorted, so the unknown fields come in that order. A JSON body is
+    decoded as written (sigs.k8s.io/json ``UnmarshalStrict``): unknown and repeated fields (``duplicate
+    field "spec.paused"``) in the order the text gives them, a repeated field inside an unknown one not
+    reported; for a custom resource every repeated field comes first, then the fields its schema prunes.
+    """
+    duplicates = source.duplicates if source is not None else ()
+    if source is None or not source.json:
+        found = [Strict(d.path, f"line {d.line - source.first_line + 1}: key {_go_value(d.key)} already set in map",
+                        yaml=True) for d in duplicates] if source is not None else []
+        ordered = unknown if schema.custom else sorted(unknown, key=_json_order)
+        return found + [Strict(path, f"unknown field {_quoted(render_path(path))}") for path in ordered]
+    unknown_set = set(unknown)
+    repeated = [(d.line, d.column, Strict(d.path, f"duplicate field {_quoted(render_path(d.path))}"))
+                for d in duplicates
+                if schema.custom or not any(d.path[:n] in unknown_set for n in range(1, len(d.path) + 1))]
+    dropped = [Strict(path, f"unknown field {_quoted(render_path(path))}") for path in unknown]
+    if schema.custom:
+        return [strict for _, _, strict in repeated] + dropped
+    placed = [(*_place(source, path), strict) for path, strict in zip(unknown, dropped, strict=True)]
+    return [strict for _, _, strict in sorted([*placed, *repeated], key=lambda item: (item[0], item[1]))]
+
+
+def _place(doc: Document, path: Path) -> tuple[int, int]:
+    line, column = doc.locate(path)
+    return line or 0, column or 0
+
+
+def _json_order(path: Path) -> tuple[tuple[int, Any], ...]:
+    """A field's place in JSON written from Go maps: keys sorted (as bytes: by code point), items in order."""
+    return tuple((0, part) if isinstance(part, int) else (1, part) for part in path)
+
+
+def _quoted(text: str) -> str:
+    """A string as Go's ``strconv.Quote`` writes it, for the texts kube-apiserver uses."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _go_value(key: Any) -> str:
+    """A YAML key as Go's ``%#v`` writes the value go-yaml decoded it to."""
+    if isinstance(key, str):
+        return _quoted(key)
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if key is None:
+        return "<nil>"
+    return str(key)
+
+
+def strict_error(obj: Mapping[str, Any], schema: KindSchema, found: Sequence[Strict]) -> str:
+    """The apiserver's error for an object strict decoding reports fields of, under Strict field validation
+    (runtime.NewStrictDecodingError: each error, ``, `` between them; the YAML decoder's one error lists
+    its lines)."""
+    errors: list[str] = []
+    lines = [strict.message for strict in found if strict.yaml]
+    if lines:
+        errors.append("yaml: unmarshal errors:\n  " + "\n  ".join(lines))
+    errors.extend(strict.message for strict in found if not strict.yaml)
     return f'{schema.kind} in version "{schema.version}" cannot be handled as a {schema.kind}: ' \
-           f"strict decoding error: {fields}"
+           f"strict decoding error: {', '.join(errors)}"
 
 
 def decode(obj: Any, schemas: SchemaSet, version: tuple[int, int]) -> Decoded:
@@ -130,7 +207,7 @@ def _decode(obj: Any, schemas: SchemaSet, version: tuple[int, int]) -> Decoded:
         made.extend(canonical)
         value, defaulted = defaulting.apply(value, schema, schemas, version)
     made.extend(defaulted)
-    return Decoded(value, tuple(render_path(p) for p in unknown), None, tuple(made))
+    return Decoded(value, tuple(unknown), None, tuple(made))
 
 
 def _at(value: Any, path: Path) -> Any:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import yaml
@@ -46,6 +46,17 @@ class Problem:
         }
 
 
+@dataclass(frozen=True)
+class Duplicate:
+    """A key given twice in one mapping of a document: the YAML reader keeps the last value, as kubectl's
+    YAML to JSON conversion does; the apiserver's strict decoding of the text reports it."""
+
+    path: Path  # the field given twice
+    key: Any  # the key as written (a YAML key need not be a string)
+    line: int  # the line of its second value in the pane
+    column: int  # the column of its second key
+
+
 @dataclass
 class Document:
     """One parsed document of a pane, with the position of each of its fields."""
@@ -59,6 +70,11 @@ class Document:
     # what later stages derived from this document (defaulting, API validation), per Kubernetes version;
     # kept with the document, so a pane read from the cache is not validated again
     memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+    # the keys given twice, in the order the text gives them; whether the document is written in JSON; the
+    # line of the pane the document's text starts at (after its `---`), its first line as a request body
+    duplicates: tuple[Duplicate, ...] = ()
+    json: bool = False
+    first_line: int = 1
 
     def locate_in_value(self, path: str, line: int, column: int) -> tuple[int | None, int | None]:
         """Map a (line, column) inside a scalar's text to the editor's line and column."""
@@ -245,11 +261,12 @@ def _build(
     values: dict[Path, tuple[int, int, str]] | None = None,
     usage: bounds.Usage | None = None,
     seen: set[int] | None = None,
+    duplicates: list[Duplicate] | None = None,
 ) -> Any:
     """The value of a node. ``seen`` (nodes composed in C, not yet counted against the bounds): the ids of
     the nodes counted so far; each node is counted once as the Python composer counts it as it goes, and
     each further reference to one (an alias) as an alias, whose value is then built without counting its
-    nodes again."""
+    nodes again. ``duplicates`` collects the keys a mapping gives twice (not those a merge key brings)."""
     if usage is not None:  # aliases are expanded here: count every value built, and its depth
         mark = node.start_mark
         line, column = mark.line + 1, mark.column + 1
@@ -269,6 +286,7 @@ def _build(
             # a merge key (<<): its nodes are counted as composed, before the merge below replaces them
             _count_composed([n for pair in node.value for n in pair], usage, seen)
             seen = None
+        merges = any(key_node.tag == _MERGE_TAG for key_node, _ in node.value)
         constructor.flatten_mapping(node)
         out: dict[Any, Any] = {}
         for key_node, value_node in node.value:
@@ -279,14 +297,17 @@ def _build(
                 )
             child = (*path, str(key))
             positions[child] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-            out[bounds.clean_text(str(key))] = _build(value_node, constructor, child, positions, values, usage, seen)
+            name = bounds.clean_text(str(key))
+            if duplicates is not None and name in out and not merges:
+                duplicates.append(Duplicate(child, key, value_node.start_mark.line + 1, key_node.start_mark.column + 1))
+            out[name] = _build(value_node, constructor, child, positions, values, usage, seen, duplicates)
         return out
     if isinstance(node, yaml.SequenceNode):
         items = []
         for i, item in enumerate(node.value):
             child = (*path, i)
             positions[child] = (item.start_mark.line + 1, item.start_mark.column + 1)
-            items.append(_build(item, constructor, child, positions, values, usage, seen))
+            items.append(_build(item, constructor, child, positions, values, usage, seen, duplicates))
         return items
     if values is not None and isinstance(node, yaml.ScalarNode):
         values[path] = (node.start_mark.line + 1, node.start_mark.column + 1, node.style or "")
@@ -341,6 +362,7 @@ def load_pane(pane: str, source: Any, usage: bounds.Usage | None = None) -> tupl
         return cached, []
     before = usage.counts()
     documents, problems = _load_text(pane, source, usage)
+    _first_lines(source, documents)
     if not problems and not usage.exceeded:
         panes.PANES.put(pane, source, documents, usage, before)
     return documents, problems
@@ -386,9 +408,11 @@ def _read(pane: str, loader: Any, usage: bounds.Usage, *, report: bool, composed
                 positions: dict[Path, tuple[int, int]] = {
                     (): (node.start_mark.line + 1, node.start_mark.column + 1)}
                 values: dict[Path, tuple[int, int, str]] = {}
-                value = _build(node, loader, (), positions, values, usage, set() if composed else None)
+                duplicates: list[Duplicate] = []
+                value = _build(node, loader, (), positions, values, usage, set() if composed else None, duplicates)
                 if value is not None:
-                    documents.append(Document(pane, index, value, positions, values))
+                    documents.append(Document(pane, index, value, positions, values, duplicates=tuple(duplicates),
+                                              json=_is_json(node)))
             index += 1
     except bounds.LimitExceeded as exc:
         if composed:
@@ -407,6 +431,26 @@ def _read(pane: str, loader: Any, usage: bounds.Usage, *, report: bool, composed
     finally:
         loader.dispose()
     return _bounded(_expand_lists(documents), usage)
+
+
+def _is_json(node: yaml.Node) -> bool:
+    """Whether a document is written in JSON (a flow mapping whose keys are double-quoted): the body of a
+    request the apiserver decodes as JSON, not as YAML."""
+    return (isinstance(node, yaml.MappingNode) and bool(node.flow_style)
+            and all(getattr(key, "style", None) == '"' for key, _ in node.value[:1]))
+
+
+def _first_lines(source: str, documents: list[Document]) -> None:
+    """Set the line each document with duplicate keys starts at: after the ``---`` line before it, as
+    kubectl's and the apiserver's YAML readers split a stream (the first line of its text as a body)."""
+    if not any(doc.duplicates for doc in documents):
+        return
+    separators = [number for number, text in enumerate(source.splitlines(), 1)
+                  if text.startswith("---") and (not text[3:].strip() or text[3:].lstrip().startswith("#"))]
+    for doc in documents:
+        start = doc.positions.get((), (None, None))[0]
+        if doc.duplicates and start is not None:
+            doc.first_line = max((line + 1 for line in separators if line < start), default=1)
 
 
 def _position(loader: Any) -> tuple[int | None, int | None]:
@@ -445,7 +489,9 @@ def _expand_lists(documents: list[Document]) -> list[Document]:
                 positions = {k[2:]: v for k, v in doc.positions.items() if k[:2] == prefix}
                 if () not in positions:
                     positions[()] = doc.positions.get(prefix, (None, None))
-                out.append(Document(doc.pane, doc.index, item, positions))
+                duplicates = tuple(replace(d, path=d.path[2:]) for d in doc.duplicates if d.path[:2] == prefix)
+                out.append(Document(doc.pane, doc.index, item, positions, duplicates=duplicates, json=doc.json,
+                                    first_line=doc.first_line))
         else:
             out.append(doc)
     return out

@@ -189,16 +189,16 @@ def _field_validation(request_docs: list[Document]) -> str:
 def _refused_by_decoding(doc: Document, schemas: SchemaSet, field_validation: str, problems: list[Problem],
                          rejected: list[dict[str, Any]]) -> bool:
     """Whether the apiserver would refuse to store a document when decoding it: a value of the wrong type,
-    or unknown fields under Strict field validation (the same request option, as kubectl sends it when the
-    objects are created). Under Warn each unknown field is a warning at its line."""
+    or unknown or repeated fields under Strict field validation (the same request option, as kubectl sends it
+    when the objects are created). Under Warn each of those fields is a warning at its line."""
     key = ("decoding", schemas.key)
     if key not in doc.memo:
-        doc.memo[key] = decoding.stored_findings(doc.value, schemas)
+        doc.memo[key] = decoding.stored_findings(doc, schemas)
     error, unknown = doc.memo[key]
     if error is None and unknown and field_validation == decoding.STRICT:
         schema = decoding.kind_schema(doc.value, schemas)
         assert schema is not None
-        error = (unknown[0][0], decoding.strict_error(doc.value, schema, [field for _, field in unknown]))
+        error = (unknown[0].path, decoding.strict_error(doc.value, schema, unknown))
     if error is not None:
         path, message = error
         line, column = doc.locate(path)
@@ -207,9 +207,9 @@ def _refused_by_decoding(doc: Document, schemas: SchemaSet, field_validation: st
                          "message": message})
         return True
     if field_validation == decoding.WARN:
-        for path, field in unknown:
-            line, column = doc.locate(path)
-            problems.append(Problem(doc.pane, doc.index, line, column, field, "warning", f'unknown field "{field}"'))
+        for found in unknown:
+            line, column = doc.locate(found.path)
+            problems.append(Problem(doc.pane, doc.index, line, column, found.field, "warning", found.message))
     return False
 
 

@@ -59,6 +59,9 @@ class Attributes:
     field_validation: str = "Strict"
     # False: the policies see the objects as pasted, not decoded and defaulted as the apiserver stores them
     as_stored: bool = True
+    # the document of the Object pane the object was read from: the request's body as written, whose keys
+    # given twice strict decoding reports
+    body: Document | None = field(default=None, compare=False, repr=False)
 
     @property
     def is_namespace_object(self) -> bool:
@@ -261,6 +264,7 @@ def build_attributes(
         notes=notes,
         field_validation=field_validation or "Warn",
         as_stored=as_stored,
+        body=object_doc if obj is not None else None,
     )
     return attrs, problems
 

@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import cel, compiler, fast, reach
+from . import cel, compiler, decoding, fast, reach
 from .documents import Document, Problem
 from .mutating import expressions
 from .mutating import policy as map_policy
@@ -513,7 +513,7 @@ def check_policies(
 
 
 def object_problems(doc: Document, schemas: SchemaSet) -> list[Problem]:
-    """Unknown and ill-typed fields of a pasted object, as warnings at their lines (worked out once per
+    """Unknown, ill-typed and repeated fields of a pasted object, as warnings at their lines (worked out once per
     document and schemas: a pane read from the cache is not walked again)."""
     key = ("object problems", schemas.key)
     if key not in doc.memo:
@@ -530,4 +530,11 @@ def _object_problems(doc: Document, schemas: SchemaSet) -> list[Problem]:
     for finding in findings:
         line, column = doc.locate(finding.path)
         out.append(Problem(doc.pane, doc.index, line, column, render_path(finding.path), "warning", finding.message))
+    schema = decoding.kind_schema(doc.value, schemas) if doc.duplicates else None
+    unknown = [finding.path for finding in findings if finding.message.startswith("unknown field ")]
+    for repeated in decoding.strict_findings(schema, unknown, doc) if schema is not None else ():
+        if repeated.path in unknown:
+            continue
+        line, column = doc.locate(repeated.path)
+        out.append(Problem(doc.pane, doc.index, line, column, repeated.field, "warning", repeated.message))
     return out

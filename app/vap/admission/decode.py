@@ -1,10 +1,10 @@
 """The first stage of the chain: the request's objects as the apiserver decodes and defaults them.
 
 Not an admission plugin: the apiserver's handler decodes the body before admission starts
-(:mod:`app.vap.decoding` says how). A value of the wrong type, or an unknown field under Strict field
-validation, fails the request with a 400 BadRequest before any plugin sees it; under Warn each unknown
-field is a warning. The old object of an UPDATE or DELETE is the stored object, decoded and defaulted
-when it was stored.
+(:mod:`app.vap.decoding` says how). A value of the wrong type, or an unknown field or a key the body
+gives twice under Strict field validation, fails the request with a 400 BadRequest before any plugin
+sees it; under Warn each of those fields is a warning. The old object of an UPDATE or DELETE is the
+stored object, decoded and defaulted when it was stored.
 """
 
 from __future__ import annotations
@@ -33,12 +33,14 @@ def admit(state: RequestState, stored: Stored) -> StageRecord:
         decoded = decoding.decode(obj, stored.schemas, version)
         if decoded.error is not None:
             return _refused(decoded.error)
-        if decoded.unknown and attrs.field_validation == decoding.STRICT:
+        body = attrs.body
+        if (decoded.unknown or (body is not None and body.duplicates)) and attrs.field_validation != decoding.IGNORE:
             schema = decoding.kind_schema(obj, stored.schemas)
-            assert schema is not None
-            return _refused(decoding.strict_error(obj, schema, list(decoded.unknown)))
-        if decoded.unknown and attrs.field_validation == decoding.WARN:
-            warnings = tuple(f'unknown field "{path}"' for path in decoded.unknown)
+            found = decoding.strict_findings(schema, decoded.unknown, body) if schema is not None else []
+            if found and attrs.field_validation == decoding.STRICT:
+                assert schema is not None
+                return _refused(decoding.strict_error(obj, schema, found))
+            warnings = tuple(strict.message for strict in found)
         obj, changes = decoded.value, decoded.changes
     if old is not None:
         decoded_old = decoding.decode(old, stored.schemas, version)
