@@ -317,3 +317,11 @@ def test_hover_documents_a_member_inside_an_expression(column, path, type_, word
     assert found is not None
     assert (found["path"], found["type"]) == (path, type_)
     assert words in found["description"]
+
+
+def test_a_blank_line_after_a_block_scalar_is_in_it_only_when_indented_under_it():
+    text = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nspec:\n" \
+           "  validations:\n  - expression: |\n      object.spec.replicas > 1\n  \n"
+    assert "matchConditions" in offered(text, 7, 3)  # at spec's keys: a key of spec
+    assert offered(text, 7, 7) == []  # under the expression: its text (nothing typed yet)
+    assert offered(text + "      o", 8, 8) == ["object", "oldObject"]

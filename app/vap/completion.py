@@ -249,9 +249,10 @@ def line_events(text: str) -> list[Event]:
     return events
 
 
-def _scan(lines: Sequence[str], row: int) -> tuple[list[Event], list[Event]]:
+def _scan(lines: Sequence[str], row: int, column: int | None = None) -> tuple[list[Event], list[Event]]:
     """The events of the lines above ``row`` (block scalars' text skipped), and, when ``row`` is in a block
-    scalar, the events up to the key that holds it (else [])."""
+    scalar, the events up to the key that holds it (else []). A blank line is in it when the (0-based)
+    ``column`` is indented further than the key."""
     events: list[Event] = []
     scalar_at: int | None = None  # the column of the key whose block scalar is being read
     held: list[Event] = []
@@ -265,7 +266,8 @@ def _scan(lines: Sequence[str], row: int) -> tuple[list[Event], list[Event]]:
         if line and line[-1].key is not None and _BLOCK_SCALAR.match(line[-1].value):
             scalar_at, held = line[-1].column, list(events)
     current = lines[row] if row < len(lines) else ""
-    inside = scalar_at is not None and (not current.strip() or len(current) - len(current.lstrip(" ")) > scalar_at)
+    indent = len(current) - len(current.lstrip(" ")) if current.strip() else column
+    inside = scalar_at is not None and (indent is None or indent > scalar_at)
     return events, held if inside else []
 
 
@@ -402,7 +404,7 @@ def complete(panes: Mapping[str, Any], pane: str, line: int, column: int, versio
     if row >= len(lines):
         return none
     before = lines[row][:column - 1].ljust(column - 1)
-    events, held = _scan(lines, row)
+    events, held = _scan(lines, row, column - 1)
     context = context or Context.of(panes, version)
     if held:  # inside a block scalar: an expression's text when its key is an expression field
         if held[-1].key in CEL_FIELDS:
