@@ -68,8 +68,9 @@ def test_template_evaluates_without_problems(client, template, version):
         name = documents[0]["metadata"]["name"]
         seen = [p["name"] for p in response["policies"] + response.get("mutatingPolicies", [])] + \
             [w["configuration"] for w in response["webhooks"]] + [k["name"] for k in response["kyverno"]]
-        if documents[0]["kind"] != mutating.POLICY_KIND:  # (not evaluated yet: its API validation is, below)
-            assert name in seen
+        assert name in seen
+    if template.id == "policy/mutatingadmissionpolicy":  # its mutation applies
+        assert response["object"]["metadata"]["labels"]["team"] == "unassigned"
     for document in documents:  # MutatingAdmissionPolicy's own API validation
         if document["kind"] == mutating.POLICY_KIND:
             assert mutating.validate_mutating_policy(mutating.default_mutating_policy(document, version)) == []
