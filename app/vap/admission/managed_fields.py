@@ -59,7 +59,7 @@ def admit(state: RequestState, stored: Stored) -> StageRecord:
         _KEPT.put(attrs.object, (attrs.old_object, record), key)
     if record.attrs is None:
         return record
-    return replace(record, attrs=replace(attrs, object=record.attrs.object))
+    return replace(record, attrs=replace(attrs, object=record.attrs.object, old_object=record.attrs.old_object))
 
 
 _NOTHING = StageRecord(PLUGIN, NOTHING_TO_DO)
@@ -91,11 +91,18 @@ def _admit(state: RequestState, stored: Stored, manager: str, named: bool, has_s
     new = fieldsets.with_zero(_without_managed(obj), zero)
     # the managers the request's object gives (a client may set them), else the stored object's
     managers = fieldsets.decode(meta.metadata(obj).get("managedFields"))
+    old = attrs.old_object
+    words: list[str] = []
     if attrs.operation == "CREATE":
         live: Any = zero
     else:
-        live = fieldsets.with_zero(_without_managed(attrs.old_object), zero)
-        managers = managers or fieldsets.decode(meta.metadata(attrs.old_object).get("managedFields"))
+        live = fieldsets.with_zero(_without_managed(old), zero)
+        stored_managers = fieldsets.decode(meta.metadata(old).get("managedFields"))
+        if not stored_managers:  # pasted without them: the entry its creation by kubectl apply left
+            stored_managers, old = _created_by_apply(old, live, zero, root, schemas, has_status)
+            words.append(f"the stored object has no metadata.managedFields: it is taken as created by kubectl apply "
+                         f"(manager {DEFAULT_MANAGERS['UPDATE']!r}, owning every field it has)")
+        managers = managers or stored_managers
     added, modified, removed = fieldsets.compare(live, new, root, schemas)
     if attrs.subresource == "status":
         reset: list[tuple[str, ...]] = [("f:spec",)]
@@ -112,10 +119,26 @@ def _admit(state: RequestState, stored: Stored, manager: str, named: bool, has_s
     else:
         md.pop("managedFields", None)
     # the explanation says what the playground assumed (the response's notes list it)
-    words = [] if named else [f"metadata.managedFields: the manager is {manager!r}, as kubectl sends it for a "
-                              f"{attrs.operation} (options.fieldManager names another); its time is {meta.NOW}, "
-                              "the playground's fixed instant"]
+    if not named:
+        words.insert(0, f"metadata.managedFields: the manager is {manager!r}, as kubectl sends it for "
+                        f"{'an' if attrs.operation == 'UPDATE' else 'a'} {attrs.operation} (options.fieldManager names another); its time is {meta.NOW}, "
+                        "the playground's fixed instant")
     made = tuple(changes(PLUGIN, obj, out))
-    if not made:
+    if not made and old is attrs.old_object:
         return StageRecord(PLUGIN, NOTHING_TO_DO, tuple(words))
-    return StageRecord(PLUGIN, ALLOWED, tuple(words), attrs=replace(attrs, object=out), changes=made)
+    return StageRecord(PLUGIN, ALLOWED, tuple(words), attrs=replace(attrs, object=out, old_object=old), changes=made)
+
+
+def _created_by_apply(old: dict[str, Any], live: Any, zero: Any, root: Any, schemas: Any, has_status: bool
+                      ) -> tuple[dict[tuple[str, str, str, str], tuple[set[Any], Any]], dict[str, Any]]:
+    """The managers of a stored object created by ``kubectl apply`` (every field it has, but the status the
+    strategy resets), and the object with their entry."""
+    added, _, _ = fieldsets.compare(zero, live, root, schemas)
+    identity = (DEFAULT_MANAGERS["UPDATE"], "Update", str(old.get("apiVersion") or ""), "")
+    managers = fieldsets.update({}, identity, added, set(), set(), [("f:status",)] if has_status else [], meta.NOW)
+    entries = fieldsets.encode(managers)
+    if not entries:
+        return managers, old
+    filled = dict(old)
+    filled["metadata"] = {**meta.metadata(old), "managedFields": entries}
+    return managers, filled
