@@ -119,6 +119,8 @@ CASES = [
     ("kind not served by this version", "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: c}\n", {},
      [("CronJob", "document 1, line 1")]),
     ("no kind", "apiVersion: v1\nmetadata: {name: x}\n", {}, [("", "document 1, line 1")]),
+    ("a scenario file", "apiVersion: playground.admission/v1\nkind: Scenario\npolicy: ''\n", {},
+     [("Scenario", "document 1, line 1")]),
     ("not a mapping", "- just\n- a list\n", {}, [("", "document 1, line 1")]),
 ]
 
@@ -187,6 +189,18 @@ def test_unknown_kind_says_why_and_where():
     assert widget.pane is None and widget.name == "w"
     assert "no kind 'Widget' is registered for version 'example.com/v1' in Kubernetes 1.34" in widget.reason
     assert "CustomResourceDefinition" in widget.reason
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("apiVersion: playground.admission/v1\nkind: Scenario\n", "a scenario file of this playground: open it with"),
+    ("apiVersion: policies.kyverno.io/v1alpha1\nkind: ValidatingPolicy\nmetadata: {name: v}\n",
+     "the playground does not evaluate Kyverno's ValidatingPolicy (policies.kyverno.io/v1alpha1)"),
+    ("apiVersion: v1\nmetadata: {name: x}\n", "it has no kind, so its pane cannot be told"),
+    ("[1, 2]\n", "not a Kubernetes object (a mapping with apiVersion and kind)"),
+], ids=["scenario", "Kyverno ValidatingPolicy", "no kind", "a list"])
+def test_what_is_not_placed_says_why(text, reason):
+    (item,) = place(text, "1.34").not_placed
+    assert item.reason.startswith(reason)
 
 
 def test_a_version_that_does_not_serve_a_kind_names_the_versions_it_does():

@@ -33,6 +33,7 @@ BINDING_KINDS = ("ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicyBin
 # Kyverno's newer policy kinds (policies.kyverno.io), which the playground does not evaluate
 KYVERNO_POLICIES_GROUP = "policies.kyverno.io"
 CRD_GROUP = "apiextensions.k8s.io"
+SCENARIO_GROUP = "playground.admission"  # the playground's own scenario files (app/store/yamlfile.py)
 
 # The panes an import fills, in the page's order.
 TARGET_PANES = ("policy", "binding", "params", "object", "namespace")
@@ -207,6 +208,8 @@ def _unknown_reason(doc: Document, table: ResourceTable, version: str) -> str:
     if others:
         return (f"{doc.api_version} {doc.kind} is not served by Kubernetes {version} (it serves "
                 f"{', '.join(f'{group}/{v}' if group else v for v in others)}); not placed")
+    if doc.kind == "Scenario" and group == SCENARIO_GROUP:
+        return "a scenario file of this playground: open it with Import… or by dropping it, which fills every pane"
     if group == KYVERNO_POLICIES_GROUP:
         return (f"the playground does not evaluate Kyverno's {doc.kind} ({doc.api_version}), only kyverno.io "
                 "ClusterPolicy and Policy; not placed")
