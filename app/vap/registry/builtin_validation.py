@@ -178,7 +178,9 @@ def object_meta_update(md: Mapping[str, Any], old_md: Mapping[str, Any], path: s
         errs.append(validation.invalid(f"{path}.generation", generation, "must not be decremented"))
     for key in ("name", "namespace", "uid", "creationTimestamp", "deletionTimestamp"):
         if (md.get(key) or "") != (old_md.get(key) or ""):
-            errs.append(validation.invalid(f"{path}.{key}", md.get(key) or "", IMMUTABLE))
+            # strings print as "" when empty; a time (or its pointer) unset prints as null
+            shown = md.get(key) or ("" if key in ("name", "namespace", "uid") else None)
+            errs.append(validation.invalid(f"{path}.{key}", shown, IMMUTABLE))
     grace, old_grace = md.get("deletionGracePeriodSeconds"), old_md.get("deletionGracePeriodSeconds")
     if grace != old_grace:
         errs.append(validation.invalid(f"{path}.deletionGracePeriodSeconds", grace, IMMUTABLE))
