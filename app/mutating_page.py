@@ -90,8 +90,10 @@ def _mutation(record: Mapping[str, Any]) -> dict[str, Any]:
     else:
         outcome = "no change"
     explanation = _capitalized(str(record["explanation"])) if record.get("explanation") else ""
+    after = record.get("object")
     return {**record, "changes": changes, "policyChanges": own, "outcome": outcome, "explanation": explanation,
-            "resultText": json.dumps(record.get("result"), indent=2, ensure_ascii=False, default=str)}
+            "resultText": json.dumps(record.get("result"), indent=2, ensure_ascii=False, default=str),
+            "objectText": json.dumps(after, indent=2, ensure_ascii=False, default=str) if "object" in record else None}
 
 
 # --- the pasted and the admitted object, side by side --------------------------------------------------------------

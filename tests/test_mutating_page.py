@@ -153,3 +153,11 @@ def test_no_section_without_mutating_policies(module_client) -> None:
 ])
 def test_pasted_and_admitted_rows(response, expected) -> None:
     assert mutating_page.pasted_and_admitted(response)["changed"] == expected
+
+
+def test_each_mutation_folds_the_object_after_it(module_client) -> None:
+    page = _page(module_client, "sidecar-injected-and-defaulted-then-seen-by-a-validating-policy")
+    mutation = _section(page, "data-mutation", "0")
+    after = mutation[mutation.index("data-mutation-object"):]
+    assert "The object after it" in after
+    assert "&#34;imagePullPolicy&#34;: &#34;IfNotPresent&#34;" in after  # with the defaulting that followed it
