@@ -449,7 +449,7 @@ class Outcome:
     def denied_by(self) -> tuple[str, str]:
         """The policy and binding (or webhook) the apiserver's message names."""
         message = str(self.status.get("message") or "")
-        found = _VAP_DENIAL.search(message)
+        found = _VAP_DENIAL.search(message) or _MAP_DENIAL.match(message)
         if found:
             return found["policy"], found["binding"]
         found = _WEBHOOK_DENIAL.search(message)
@@ -462,14 +462,35 @@ class Outcome:
     def message(self) -> str:
         """The denial's message, without the words the POLICY and BINDING columns already say."""
         message = str(self.status.get("message") or "")
-        found = _VAP_DENIAL.search(message)
+        found = _VAP_DENIAL.search(message) or _MAP_DENIAL.match(message)
         if found:
             return message[found.end():]
         return message
 
+    @property
+    def mutated_by(self) -> dict[str, int]:
+        """The MutatingAdmissionPolicy invocations that changed the object, with their number of changes."""
+        return mutated_by(self.response)
+
 
 _VAP_DENIAL = re.compile(r"ValidatingAdmissionPolicy '(?P<policy>[^']*)' with binding '(?P<binding>[^']*)' "
                          r"denied request: ")
+# a MutatingAdmissionPolicy's failure: its own text is the message (no "... is forbidden:" before it)
+_MAP_DENIAL = re.compile(r"policy '(?P<policy>[^']*)' with binding '(?P<binding>[^']*)' denied request: ")
+MUTATING_STAGE = "MutatingAdmissionPolicy "  # the stage of a change a MutatingAdmissionPolicy made: "... p/b"
+
+
+def mutated_by(response: dict[str, Any]) -> dict[str, int]:
+    """``policy/binding`` of each MutatingAdmissionPolicy invocation that changed the object, in the order they
+    ran, with the number of changes each made (the response's ``changes``; the defaulting after them not
+    counted)."""
+    out: dict[str, int] = {}
+    for change in response.get("changes") or []:
+        stage = str(change.get("stage") or "") if isinstance(change, dict) else ""
+        if stage.startswith(MUTATING_STAGE):
+            name = stage.removeprefix(MUTATING_STAGE)
+            out[name] = out.get(name, 0) + 1
+    return out
 _WEBHOOK_DENIAL = re.compile(r'admission webhook "(?P<webhook>[^"]*)" denied the request')
 
 
@@ -524,7 +545,8 @@ class Checker:
 
 def summary_of(response: dict[str, Any]) -> dict[str, Any]:
     """What an outcome reads of a response: the decision, the warnings, the object's problems, the request's
-    names (a worker process sends back this much rather than the whole response)."""
+    names, the changes MutatingAdmissionPolicies made (without their values) (a worker process sends back this
+    much rather than the whole response)."""
     request = response.get("request")
     admission = response.get("admission")
     return {
@@ -534,6 +556,8 @@ def summary_of(response: dict[str, Any]) -> dict[str, Any]:
         "problems": [p for p in response.get("problems") or [] if p.get("pane") in ("object", "oldObject", "request")],
         "request": None if request is None else {k: request.get(k) for k in ("operation", "namespace", "name")},
         "admission": None if admission is None else {"decidedBy": admission.get("decidedBy")},
+        "changes": [{"stage": c["stage"], "path": c.get("path"), "op": c.get("op")}
+                    for c in response.get("changes") or [] if str(c.get("stage", "")).startswith(MUTATING_STAGE)],
     }
 
 

@@ -48,8 +48,8 @@ def _row(outcome: Outcome) -> tuple[str, ...]:
 
 
 def table(report: Report, *, only_failed: bool = False) -> str:
-    """kubectl's way: upper-case headers, columns three spaces apart, the message last; each object's
-    warnings on the lines under it, then the problems of the policies and a summary."""
+    """kubectl's way: upper-case headers, columns three spaces apart, the message last; under each object, the
+    MutatingAdmissionPolicies that changed it and its warnings, then the problems of the policies and a summary."""
     outcomes = [o for o in report.outcomes if report.failed(o)] if only_failed else report.outcomes
     rows = [_row(o) for o in outcomes]
     lines: list[str] = []
@@ -62,6 +62,8 @@ def table(report: Report, *, only_failed: bool = False) -> str:
         lines.append(line(HEADERS))
         for outcome, row in zip(outcomes, rows, strict=True):
             lines.append(line(row))
+            lines += [f"    Mutated by MutatingAdmissionPolicy {name}: {n} change{'' if n == 1 else 's'}"
+                      for name, n in outcome.mutated_by.items()]
             lines += [f"    Warning: {w}" for w in outcome.warnings]
     if not only_failed:
         lines += [f"note: {n}" for n in report.notes]

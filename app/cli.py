@@ -21,6 +21,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+import yaml
+
 from . import check, check_output, testrun
 from .vap import decision, evaluate
 from .vap.documents import PANES
@@ -33,6 +35,7 @@ _FILE_OPTIONS = tuple((pane, "--" + re.sub(r"(?<=[a-z])([A-Z])", lambda m: "-" +
 
 PROG = "admission-playground"
 EXIT_BAD_INPUT = 2
+EVAL_FORMATS = ("text", "json", "object")
 EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130, as a shell reports a command ended by Ctrl+C
 EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE  # 141, as a shell reports a command ended by a closed pipe
 
@@ -68,7 +71,11 @@ def _parser() -> argparse.ArgumentParser:
     for _, flag in _FILE_OPTIONS:
         ev.add_argument(flag, metavar="FILE", help="YAML or JSON file ('-' for standard input)")
     ev.add_argument("--kubernetes-version", help="Kubernetes version to emulate, e.g. 1.34")
-    ev.add_argument("--json", action="store_true", help="print the API response as JSON")
+    ev.add_argument("-o", "--output", choices=EVAL_FORMATS, default="text",
+                    help="what to print: the decision, warnings and the JSON patch from the pasted object to the "
+                         "admitted one (text, the default), the API response (json), or the admitted object as "
+                         "YAML (object; a denial goes to standard error)")
+    ev.add_argument("--json", dest="output", action="store_const", const="json", help="the same as -o json")
     ev.add_argument("-q", "--quiet", action="store_true",
                     help="print nothing: the exit status says it (0 allowed, 1 denied, 2 bad input)")
     _check_arguments(sub)
@@ -132,6 +139,12 @@ def _text(result: dict[str, Any]) -> str:
     lines.extend(f"Warning: {w}" for w in result.get("warnings") or [])
     for key, value in (result.get("auditAnnotations") or {}).items():
         lines.append(f"audit annotation {key}: {value}")
+    for name, n in check.mutated_by(result).items():
+        lines.append(f"mutated by MutatingAdmissionPolicy {name}: {n} change{'' if n == 1 else 's'}")
+    if result.get("patch") and result.get("allowed"):  # a denied object is never stored: no patch to show
+        lines.append("patch from the pasted object to the admitted one, computed by the playground (the apiserver "
+                     "emits none):")
+        lines.extend("  " + json.dumps(op, ensure_ascii=False, default=str) for op in result["patch"])
     for p in result.get("problems") or []:
         where = p["pane"] + (f" document {p['document']}" if p.get("document") is not None else "")
         if p.get("line"):
@@ -201,14 +214,30 @@ def run_eval(args: argparse.Namespace) -> int:
         _error(place)
     if args.quiet:
         pass
-    elif args.json:
+    elif args.output == "json":
         json.dump(result, sys.stdout, indent=2)
         sys.stdout.write("\n")
+    elif args.output == "object":
+        _print_object(result)
     else:
         print(_text(result))
     if _stopped_by_problems(result):
         return 2
     return 0 if result["allowed"] else 1
+
+
+def _print_object(result: dict[str, Any]) -> None:
+    """``-o object``: the object admission ended with, as YAML, when it is admitted; else what went wrong, on
+    standard error (as ``kubectl create --dry-run=server -o yaml`` prints either)."""
+    if result.get("request") is None or _stopped_by_problems(result):
+        return  # the problems are on standard error already
+    if not result.get("allowed"):
+        print(_text(result), file=sys.stderr)
+        return
+    if result.get("object") is None:
+        _error(f"a {result['request'].get('operation')} request has no object to admit")
+        return
+    sys.stdout.write(yaml.safe_dump(result["object"], sort_keys=False, allow_unicode=True))
 
 
 def run_check(args: argparse.Namespace) -> int:

@@ -78,3 +78,59 @@ def test_yaml_error_exits_two_and_names_the_line(tmp_path):
     proc = _run("eval", "--policy", str(policy), "--object", fixture_path("replica-limit", "object.yaml"))
     assert proc.returncode == 2
     assert "error: policy document 0 line 3" in proc.stdout
+
+
+# --- MutatingAdmissionPolicy: the patch, the admitted object ------------------------------------------------------
+
+def _mutating_files(tmp_path, name: str) -> list[str]:
+    """The panes of a scenario of tests/admission_scenarios/mutating-policies.yaml as files, as eval's options."""
+    from tests import scenario_runner as runner
+
+    (scenario,) = [s for s in runner.ADMISSION.scenarios if s.name == name]
+    args = []
+    for pane, text in scenario.data["input"].items():
+        (tmp_path / f"{pane}.yaml").write_text(text)
+        args += [f"--{pane}", str(tmp_path / f"{pane}.yaml")]
+    return args
+
+
+def test_eval_prints_which_policy_mutated_and_the_computed_patch(tmp_path):
+    proc = _run("eval", *_mutating_files(tmp_path, "jsonpatch-with-escapekey-feeds-a-validating-policy"))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "ALLOWED"
+    assert "mutated by MutatingAdmissionPolicy add-label/add-label: 1 change" in lines
+    start = lines.index("patch from the pasted object to the admitted one, computed by the playground (the "
+                        "apiserver emits none):")
+    patch = [json.loads(line) for line in lines[start + 1:]]
+    assert {"op": "add", "path": "/metadata/labels", "value": {"example.com/team": "web"}} in patch
+    assert patch == json.loads(_run("eval", "--json", *_mutating_files(tmp_path, "jsonpatch-with-escapekey-feeds-"
+                                                                                 "a-validating-policy")).stdout)["patch"]
+
+
+def test_eval_output_object_prints_the_admitted_object_as_yaml(tmp_path):
+    import yaml
+
+    args = _mutating_files(tmp_path, "sidecar-injected-and-defaulted-then-seen-by-a-validating-policy")
+    # without the validating policy that refuses the sidecar: admitted, the object as the apiserver would store it
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(policy.read_text().split("---\napiVersion: admissionregistration.k8s.io/v1\n"
+                                               "kind: ValidatingAdmissionPolicy\n")[0])
+    proc = _run("eval", *args, "-o", "object")
+    assert (proc.returncode, proc.stderr) == (0, "")
+    admitted = yaml.safe_load(proc.stdout)
+    sidecar = admitted["spec"]["initContainers"][0]
+    assert (sidecar["name"], sidecar["image"], sidecar["imagePullPolicy"]) == ("mesh-proxy", "mesh/proxy:v1.0.0",
+                                                                               "IfNotPresent")
+    assert admitted["metadata"]["uid"]  # stored: the registry gave it one
+    assert _run("eval", *args, "--output", "object").stdout == proc.stdout
+
+
+def test_eval_output_object_of_a_denied_request_prints_the_denial_on_stderr(tmp_path):
+    proc = _run("eval", *_mutating_files(tmp_path, "runtime-error-under-fail-denies"), "-o", "object")
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    assert proc.stderr.splitlines()[:2] == [
+        "DENIED 403 Invalid",
+        "policy 'broken' with binding 'broken' denied request: expression '[JSONPatch{op: \"add\", path: "
+        "\"/data/x\", value: object.data.missing}]' resulted in error: no such key: missing"]
