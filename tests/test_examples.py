@@ -8,6 +8,7 @@ import pytest
 
 from app import examples, vap
 from app.forms import payload_from
+from app.vap import expected_object
 
 EXAMPLES = examples.all_examples()
 # Examples the core gets wrong today, with the reason; each is a bug in the core, not in the example.
@@ -33,7 +34,7 @@ def test_gallery_has_the_scenarios_the_issue_asks_for():
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.name for e in EXAMPLES])
 def test_example_is_complete(example):
     assert example.title and len(example.explanation.split()) >= 25
-    assert "ValidatingAdmissionPolicy" in example.panes["policy"]
+    assert re.search(r"kind: (Validating|Mutating)AdmissionPolicy\n", example.panes["policy"])
     assert example.panes["request"].strip()
     assert set(example.form()) == {*examples.PANES, "kubernetesVersion", "operation"}
 
@@ -46,6 +47,8 @@ def test_core_reaches_the_recorded_decision(example):
     assert bool(errors) == expect.problems, errors
     assert result["allowed"] is expect.allowed, result.get("status")
     assert len(result["warnings"]) == expect.warnings, result["warnings"]
+    if expect.object is not None:
+        assert expected_object.differences(expect.object, result["object"]) == []
     if expect.allowed:
         assert result["status"] is None
         return
@@ -79,6 +82,7 @@ def test_page_shows_what_the_api_answers(client, example):
         "title: t\nexplanation: e\nexpect: {allowed: yes-ish}\n",
         "title: t\nexplanation: e\nexpect: {allowed: true}\npanes: {policies: x}\n",
         "title: t\nexplanation: e\nexpect: {allowed: true}\ncolour: blue\n",
+        "title: t\nexplanation: e\nexpect: {allowed: true, object: [a]}\n",
         "title: ''\nexplanation: e\nexpect: {allowed: true}\n",
     ],
 )

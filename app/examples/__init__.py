@@ -42,6 +42,8 @@ class Expectation:
     message_contains: str | None = None
     warnings: int = 0
     problems: bool = False
+    # fields the admitted object has (app.vap.expected_object): what a mutation made of it
+    object: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,9 @@ def _parse(name: str, text: str) -> Example:
     expect = data.get("expect")
     if not isinstance(expect, dict) or not isinstance(expect.get("allowed"), bool):
         raise ExampleError(f"{name}: expect.allowed (true or false) is required")
+    expected_object = expect.get("object")
+    if expected_object is not None and not isinstance(expected_object, dict):
+        raise ExampleError(f"{name}: expect.object must be a mapping of the fields the admitted object has")
     title = _text(data.get("title"), f"{name}: title").strip()
     explanation = " ".join(_text(data.get("explanation"), f"{name}: explanation").split())
     if not title or not explanation:
@@ -109,6 +114,7 @@ def _parse(name: str, text: str) -> Example:
             message_contains=expect.get("messageContains"),
             warnings=int(expect.get("warnings", 0)),
             problems=bool(expect.get("problems", False)),
+            object=expected_object,
         ),
         kubernetes_version=str(data.get("kubernetesVersion") or ""),
         operation=str(data.get("operation") or ""),
