@@ -297,3 +297,22 @@ def test_explaining_adds_no_authorizer_check():
     lines = _lines(evaluation["validations"][0]["explanation"])
     assert lines[0] == ("variables.clusterAdmin = false (its expression: "
                         "authorizer.group('').resource('nodes').check('delete').allowed())")
+
+
+def test_a_long_receiver_is_not_looked_at_one_by_one():
+    obj = {**DEPLOYMENT, "spec": {"template": {"spec": {"containers": [{"name": str(i)} for i in range(600)]}}}}
+    (line,) = _explained(f"{C}.all(c, c.name.size() < 3)", obj)
+    assert line.startswith(f"{C} = [") and line.endswith("(600 elements: more than 500, not looked at one by one)")
+
+
+def test_an_explanation_stops_at_its_cost_budget(monkeypatch):
+    monkeypatch.setattr(validator, "EXPLANATION_COST_FLOOR", 0)
+    monkeypatch.setattr(validator, "EXPLANATION_COST_FACTOR", 0)
+    lines = _explained("object.spec.replicas <= params.maxReplicas")
+    assert lines == ["object.spec.replicas = 4", ": not evaluated: the explanation ran out of its cost budget"]
+
+
+def test_an_explanation_stops_at_its_time(monkeypatch):
+    monkeypatch.setattr(validator, "_deadline", lambda begun, now: now - 1)
+    assert _explained("object.spec.replicas <= params.maxReplicas") == [
+        ": not evaluated: the explanation ran out of its time"]

@@ -26,6 +26,7 @@ import datetime
 import json
 import math
 import re
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -38,7 +39,10 @@ ELEMENT_BYTES = 240  # bytes of a macro element's text shown, at most (its predi
 MAX_ENTRIES = 16  # lines of one explanation, at most
 MAX_DEPTH = 4  # operands explained within operands, at most this deep
 MAX_ELEMENTS = 100  # elements of a macro's receiver whose predicate is evaluated one at a time, at most
+# elements of a macro's receiver looked at, at most (the engine builds a list in time growing with its square)
+MAX_SCANNED = 500
 OUT_OF_BUDGET = "not evaluated: the explanation ran out of its cost budget"
+OUT_OF_TIME = "not evaluated: the explanation ran out of its time"
 
 _MACROS = ("all", "exists", "exists_one")
 
@@ -329,21 +333,29 @@ def _unwrapped(text: str) -> str:
     return text
 
 
+# a path from a root or a macro's variable: names, optional selections and literal indexes
+_PLAIN_PATH = re.compile(r"""[_a-zA-Z]\w*(?:\s*\.\s*\??[_a-zA-Z]\w*|\s*\[\s*(?:\d+|'[^'\\]*'|"[^"\\]*")\s*\])*""")
 _VARIABLE = re.compile(r"variables\s*\.\s*([_a-zA-Z][_a-zA-Z0-9]*)")
 
 
 class _Explainer:
-    def __init__(self, compiled: cel.Compiled, run: Runner, budget: int, variables: Mapping[str, cel.Compiled]
-                 ) -> None:
+    def __init__(self, compiled: cel.Compiled, run: Runner, budget: int, variables: Mapping[str, cel.Compiled],
+                 deadline: float | None) -> None:
         self.decls = compiled.declarations
         self.variables = variables
         self.run = run
         self.remaining = budget
+        self.deadline = deadline
+        self.stopped: str | None = None  # why the explanation stopped short
         self.entries: list[dict[str, Any]] = []
 
     def value(self, text: str, wrap: Wrap) -> Outcome | None:
         """The value of a part; None when it cannot be compiled on its own."""
         if self.remaining < 0:
+            self.stopped = OUT_OF_BUDGET
+            raise _Stop
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            self.stopped = OUT_OF_TIME
             raise _Stop
         compiled = cel.compile_expression(wrap(text), cel.VARIABLE, self.decls)
         if compiled.program is None or compiled.unsafe:
@@ -431,13 +443,20 @@ class _Explainer:
         if not items:
             self.add(receiver, got, element, note=f"no elements: {name}() is false")
             return
-        keys: list[Any] | None = None
-        if isinstance(items, Mapping):  # a macro ranges over a map's keys, in the engine's order
-            listed = self.value(f"({receiver}).map({variable}, {variable})", wrap)
-            if listed is None or listed.error is not None or not isinstance(listed.value, list):
-                return
-            keys = listed.value
-        count = len(keys) if keys is not None else len(items)
+        count = len(items)
+        plural = "s" if count != 1 else ""
+        if name == "exists" and known.error is None:  # false: false for every element, none to look for
+            self.add(predicate, Outcome(False), element,
+                     note=f"false for each of the {count} element{plural} of {receiver}")
+            return
+        if count > MAX_SCANNED:
+            self.add(receiver, got, element,
+                     note=f"{count} elements: more than {MAX_SCANNED}, not looked at one by one")
+            return
+        # a map's keys are taken in sorted order (the engine's, like Go's, is arbitrary): any element that
+        # decides a macro does, the first in that order is shown
+        keys: list[Any] | None = sorted(items, key=_sort_key) if isinstance(items, Mapping) else None
+        plain = _PLAIN_PATH.fullmatch(receiver) is not None
 
         def described(i: int) -> dict[str, str]:
             if keys is None:
@@ -446,27 +465,34 @@ class _Explainer:
             return {"path": f"{receiver} key {notation(keys[i])}", "variable": variable, "value": notation(keys[i])}
 
         def at(i: int) -> Wrap | None:
-            ref = f"({receiver})[{i}]" if keys is None else _key_literal(keys[i])
+            """Where a part is evaluated for element i: only for a receiver that is a path (cheap to select again,
+            where a computed one would be computed again each time)."""
+            ref = (f"({receiver})[{i}]" if keys is None else _key_literal(keys[i])) if plain else None
             if ref is None:
                 return None
             return lambda text: wrap(f"[{ref}].map({variable}, {text})[0]")
 
-        # a map's keys are taken in sorted order (the engine's, like Go's, is arbitrary): any element that
-        # decides a macro does, the first in that order is shown
-        order = list(range(count)) if keys is None else sorted(range(count), key=lambda i: _sort_key(keys[i]))
-        results = self.value(f"({receiver}).map({variable}, {predicate})", wrap)
         outcomes: Iterator[tuple[int, Outcome | None]]
-        if results is not None and results.error is None and isinstance(results.value, list) \
-                and len(results.value) == count:
-            outcomes = ((i, Outcome(results.value[i])) for i in order)
+        by_key: dict[Any, Any] | None = None
+        if keys is None:
+            results = self.value(f"({receiver}).map({variable}, {predicate})", wrap)
+            values = results.value if results is not None and results.error is None else None
+            if isinstance(values, list) and len(values) == count:
+                by_key = dict(enumerate(values))
+        else:  # (each key with its predicate's value: the engine's order is not the one shown)
+            results = self.value(f"({receiver}).map({variable}, [{variable}, {predicate}])", wrap)
+            values = results.value if results is not None and results.error is None else None
+            if isinstance(values, list) and len(values) == count:
+                by_key = {pair[0]: pair[1] for pair in values if isinstance(pair, list) and len(pair) == 2}
+        if by_key is not None and len(by_key) == count:
+            outcomes = ((i, Outcome(by_key[i if keys is None else keys[i]])) for i in range(count))
         else:  # an element's predicate fails: each evaluated on its own, up to the one that decides
-            outcomes = ((i, self._element(predicate, at(i))) for i in order[:MAX_ELEMENTS])
+            outcomes = ((i, self._element(predicate, at(i))) for i in range(min(count, MAX_ELEMENTS)))
         decided = _deciding(name, known, outcomes)
         if decided is None:
-            if known.error is None and name != "all":
-                plural = "s" if count != 1 else ""
-                self.add(predicate, Outcome(False), element, note=f"false for each of the {count} element{plural} "
-                                                                 f"of {receiver}")
+            if known.error is None and name == "exists_one":
+                self.add(predicate, Outcome(False), element,
+                         note=f"false for each of the {count} element{plural} of {receiver}")
             return
         i, outcome, earlier = decided
         note = None
@@ -508,19 +534,21 @@ def _deciding(name: str, known: Outcome, outcomes: Iterator[tuple[int, Outcome |
 
 
 def explain(compiled: cel.Compiled, result: Outcome, run: Runner, budget: int,
-            variables: Mapping[str, cel.Compiled] | None = None) -> list[dict[str, Any]]:
+            variables: Mapping[str, cel.Compiled] | None = None, deadline: float | None = None
+            ) -> list[dict[str, Any]]:
     """The explanation of an expression that was false or failed (``result``): one line per operand, each
     ``{expression, value, error, element, note}`` (``element``: the macro element the line is evaluated for,
     ``{path, variable, value}``). ``run`` evaluates a compiled part on the expression's values; the parts
-    together may cost ``budget``, after which the explanation stops with a line saying so. A composited variable
-    that decides (``variables``: the policy's, by name) has its own expression explained."""
+    together may cost ``budget`` and be started until ``deadline`` (of :func:`time.perf_counter`), after which the
+    explanation stops with a line saying so. A composited variable that decides (``variables``: the policy's, by
+    name) has its own expression explained."""
     if compiled.program is None or compiled.unsafe or compiled.declarations is None:
         return []
-    explainer = _Explainer(compiled, run, budget, variables or {})
+    explainer = _Explainer(compiled, run, budget, variables or {}, deadline)
     try:
         explainer.explain(structure(compiled.expression), result, _unwrapped, None, 0)
     except _Stop:
-        if explainer.remaining < 0:
-            explainer.entries.append({"expression": "", "value": None, "error": OUT_OF_BUDGET, "element": None,
+        if explainer.stopped is not None:
+            explainer.entries.append({"expression": "", "value": None, "error": explainer.stopped, "element": None,
                                       "note": None})
     return explainer.entries

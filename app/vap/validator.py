@@ -28,6 +28,13 @@ RUNTIME_BUDGET = 10_000_000
 MATCH_CONDITIONS_BUDGET = 2_500_000
 MESSAGE_EXPRESSION_MAX_BYTES = 5120
 AUDIT_VALUE_MAX_BYTES = 10240
+# an explanation's parts together may cost this many times what the expression they explain cost, and at least
+# the floor (the playground's own bound: an explanation takes about as long as the evaluation it explains)
+EXPLANATION_COST_FACTOR = 3
+EXPLANATION_COST_FLOOR = 10_000
+# and may take as long as the policy's evaluation took before it, and at least this many seconds (so that it never
+# makes an evaluation take much longer than without it)
+EXPLANATION_SECONDS_FLOOR = 0.1
 OUT_OF_BUDGET = "validation failed due to running out of cost budget, no further validation rules will be run"
 
 
@@ -252,6 +259,7 @@ _NOTHING_COUNTED = library.CostTracker()  # never active: its library cost stays
 
 def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> ValidateResult:
     """Evaluate one policy for one (binding, param): matchConditions, validations, messages, audit."""
+    begun = perf_counter()
     token = None
     tracker = _NOTHING_COUNTED  # nothing to count: no tracker to make active
     if policy.counts_library_cost or not fast.on:
@@ -266,7 +274,8 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
         authorizer = inv.authorizer if policy.uses_authorizer else None
         kept = keeping.reuse(policy, pruners, inv) if authorizer is None else None
         inputs = kept.inputs if kept is not None else _inputs(policy, pruners, inv)
-        if policy.match_conditions and not _match(policy, inv, inputs, authorizer, err_action, tracker, out, kept):
+        if policy.match_conditions and not _match(policy, inv, inputs, authorizer, err_action, tracker, out, kept,
+                                                  begun):
             return out
 
         # validations, then every messageExpression, against one budget.
@@ -325,7 +334,7 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
         later: list[_ToExplain] = []
         for planned, entry in zip(policy.validation_plan, validation_records, strict=True):
             if entry["error"] is not None or entry["result"] is False:
-                later.append((("validation", planned.index), entry, planned.compiled))
+                later.append((("validation", planned.index), entry, planned.compiled, entry["cost"]))
         if policy.audit_annotations:
             _audit(policy, inv, inputs, data, scopes, failure_policy, err_action, tracker, out, later)
         if policy.variables:
@@ -334,7 +343,7 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
             explaining = perf_counter()
             made = keeping.explanations(kept, _seen(pruners, inv))
             with authz.unrecorded(inv.authorizer):  # (its checks are those the decision made)
-                _explain_all(later, policy, inv, inputs, data, tracker, made)
+                _explain_all(later, policy, inv, inputs, data, tracker, made, _deadline(begun, explaining))
             if started is not None:
                 started += perf_counter() - explaining  # (not evaluating for the decision)
         return out
@@ -345,8 +354,8 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
             keeping.spend(kept, perf_counter() - started)
 
 
-# an expression to explain: its key (kind, index), its record, the expression
-_ToExplain = tuple[tuple[str, int], "dict[str, Any] | AuditAnnotationResult", cel.Compiled]
+# an expression to explain: its key (kind, index), its record, the expression, what it cost
+_ToExplain = tuple[tuple[str, int], "dict[str, Any] | AuditAnnotationResult", cel.Compiled, int | None]
 
 
 class _Unpruned:
@@ -373,20 +382,26 @@ class _Unpruned:
         return self._activation
 
 
+def _deadline(begun: float, now: float) -> float:
+    """When explaining that starts ``now`` must stop starting evaluations: after as long again as the policy's
+    evaluation took since ``begun``, or EXPLANATION_SECONDS_FLOOR."""
+    return now + max(EXPLANATION_SECONDS_FLOOR, now - begun)
+
+
 def _explain_all(later: list[_ToExplain], policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any],
                  data: Mapping[str, Any] | cel.Activation, tracker: Any,
-                 made: dict[Any, list[dict[str, Any]]] | None) -> None:
+                 made: dict[Any, list[dict[str, Any]]] | None, deadline: float) -> None:
     """Explain the validations and auditAnnotations noted in ``later``, each on its group's values."""
     validation_data = _Unpruned(data, inv, inv.namespace_object)
     audit_data: _Unpruned | None = validation_data if policy.audit_shares_values else None
-    for key, record, compiled in later:
+    for key, record, compiled, spent in later:
         values = validation_data
         if isinstance(record, AuditAnnotationResult):
             if audit_data is None:  # (the audit's values: the full Namespace, no authorizer)
                 audit_data = _Unpruned(_data(policy.pruners[4], inputs, inv.namespace_full, None, 1), inv,
                                        inv.namespace_full)
             values = audit_data
-        _explain(record, compiled, values, policy, tracker, made, key)
+        _explain(record, compiled, spent, values, policy, tracker, made, key, deadline)
 
 
 def _seen(pruners: tuple[Callable[[Any], Any] | None, ...], inv: Invocation) -> tuple[Any, ...]:
@@ -397,13 +412,15 @@ def _seen(pruners: tuple[Callable[[Any], Any] | None, ...], inv: Invocation) -> 
     return (request, *namespaces)
 
 
-def _explain(record: dict[str, Any] | AuditAnnotationResult, compiled: cel.Compiled, values: _Unpruned,
+def _explain(record: dict[str, Any] | AuditAnnotationResult, compiled: cel.Compiled, spent: int | None,
+             values: _Unpruned,
              policy: CompiledPolicy, tracker: Any, made: dict[Any, list[dict[str, Any]]] | None,
-             key: tuple[str, int]) -> None:
+             key: tuple[str, int], deadline: float) -> None:
     """Add the explanation (:mod:`app.vap.explain`) of a false or failed expression to its record: its parts
     evaluated on the same values (and variables, evaluated afresh on them), each under the per-call cost limit,
-    together under a budget as large as the validations' (the verdict is made already: nothing here changes
-    it). Made once for documents whose values are kept (``made``: the explanations kept with them)."""
+    together under a budget in proportion to what the expression cost (``spent``; the verdict is made already:
+    nothing here changes it). Made once for documents whose values are kept (``made``: the explanations kept
+    with them)."""
     if compiled.program is None or compiled.unsafe:
         return
     audit = isinstance(record, AuditAnnotationResult)
@@ -424,7 +441,8 @@ def _explain(record: dict[str, Any] | AuditAnnotationResult, compiled: cel.Compi
                 value = explain.Unsigned(value)
             return explain.Outcome(value, error, rec.cost)
 
-        return explain.explain(compiled, result, run, RUNTIME_BUDGET, policy.variable_map)
+        budget = min(RUNTIME_BUDGET, max(EXPLANATION_COST_FLOOR, EXPLANATION_COST_FACTOR * (spent or 0)))
+        return explain.explain(compiled, result, run, budget, policy.variable_map, deadline)
 
     if made is None:
         lines = make()
@@ -450,7 +468,7 @@ def _out_of_budget(policy: CompiledPolicy, scopes: list[cel.VariableScope], err_
 
 
 def _match(policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any], authorizer: Any, err_action: str,
-           tracker: Any, out: ValidateResult, kept: keeping.Kept | None) -> bool:
+           tracker: Any, out: ValidateResult, kept: keeping.Kept | None, begun: float) -> bool:
     """The matchConditions, recorded in ``out``: all evaluated, any false skips the policy; errors under
     failurePolicy. They see the request's original resource, no Namespace. False: the evaluation ends."""
     match_inputs = inputs
@@ -477,13 +495,16 @@ def _match(policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any], auth
             any_false = True
     whole: _Unpruned | None = None
     made: dict[Any, list[dict[str, Any]]] | None = None
+    deadline = 0.0
     for index, (entry, (_, compiled)) in enumerate(zip(out.match_conditions, policy.match_conditions, strict=False)):
         if entry["result"] is False or (entry["error"] is not None and entry["error"] != OUT_OF_BUDGET):
             if whole is None:
                 whole = _Unpruned(data, inv, None, original_resource=True)
                 made = keeping.explanations(kept, _seen(policy.pruners, inv))
+                deadline = _deadline(begun, perf_counter())
             with authz.unrecorded(inv.authorizer):
-                _explain(entry, compiled, whole, policy, tracker, made, ("matchCondition", index))
+                _explain(entry, compiled, entry["cost"], whole, policy, tracker, made, ("matchCondition", index),
+                         deadline)
     if any_false:
         out.matched = False
         return False
@@ -519,7 +540,7 @@ def _audit(policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any], data
             return
         results.append(_audit_result(key, compiled, rec, failure_policy))
         if rec.error is not None:
-            later.append((("audit", len(results) - 1), results[-1], compiled))
+            later.append((("audit", len(results) - 1), results[-1], compiled, rec.cost))
     out.audit_annotations = results
 
 
