@@ -90,14 +90,24 @@ def validate(obj: Mapping[str, Any], old: Mapping[str, Any] | None, root: Mappin
             out.errors.append(validation.invalid("<nil>", None, NOT_CHECKED))
             out.checked.append("x-kubernetes-validations: not evaluated, the object does not have the schema's shape")
         else:
-            rules = _Rules(version, ratcheting)
-            typed_old = _typed(old, root) if old is not None else _ABSENT
-            rules.node(None, _typed(obj, root), typed_old, root, resource=True, parent_unchanged=False)
+            rules = evaluate_rules(obj, old, root, version, resource=True, ratcheting=ratcheting)
             out.errors.extend(rules.errors)
             out.warnings.extend(rules.warnings)
             out.notes.extend(rules.notes)
             out.checked.append(f"x-kubernetes-validations ({rules.evaluated} rule evaluations)")
     return out
+
+
+def evaluate_rules(value: Any, old: Any, schema: Mapping[str, Any], version: tuple[int, int], *,
+                   path: str | None = None, resource: bool = False, ratcheting: bool = True,
+                   budget: int = RUNTIME_BUDGET) -> RuleEvaluation:
+    """The ``x-kubernetes-validations`` rules of a schema and its descendants on a value (``old``: its stored
+    value on an UPDATE, None on a CREATE), from ``path`` (None: the nil path of a resource's root); the
+    returned record holds the errors, and the warnings of ratcheted failures when ``ratcheting``."""
+    rules = RuleEvaluation(version, ratcheting and old is not None, budget)
+    typed_old = _typed(old, schema) if old is not None else _ABSENT
+    rules.node(path, _typed(value, schema), typed_old, schema, resource=resource, parent_unchanged=False, top=True)
+    return rules
 
 
 # --------------------------------------------------------------------------------------------
@@ -632,13 +642,13 @@ def _resource_view(value: Any) -> Any:
     return out
 
 
-class _Rules:
+class RuleEvaluation:
     """Validator.validate over the object; stops at the first rule that runs out of the budget."""
 
-    def __init__(self, version: tuple[int, int], ratcheting: bool) -> None:
+    def __init__(self, version: tuple[int, int], ratcheting: bool, budget: int = RUNTIME_BUDGET) -> None:
         self.version = version
         self.ratcheting = ratcheting
-        self.remaining = RUNTIME_BUDGET
+        self.remaining = budget
         self.errors: list[FieldError] = []
         self.warnings: list[str] = []
         self.notes: list[str] = []
@@ -646,11 +656,13 @@ class _Rules:
         self.stopped = False
 
     def node(self, path: str | None, value: Any, old: Any, schema: Any, resource: bool,
-             parent_unchanged: bool) -> None:
+             parent_unchanged: bool, top: bool = False, typemeta: bool = False) -> None:
+        """``typemeta``: the top value's apiVersion or kind, whose failures are never ratcheted (both objects
+        are converted to the same version and kind)."""
         if self.stopped or value is None or not isinstance(schema, Mapping):
             return
         correlated = old is not _ABSENT and old is not None
-        unchanged = _same(value, old) if correlated else parent_unchanged
+        unchanged = (_same(value, old) if correlated else parent_unchanged) and not typemeta
         rules = schema.get("x-kubernetes-validations")
         if isinstance(rules, list) and rules:
             self._expressions(path, value, old if correlated else _ABSENT, schema, rules, resource, unchanged)
@@ -670,7 +682,8 @@ class _Rules:
                     prop = properties.get(key)
                     if isinstance(prop, Mapping):
                         self.node(_child(path, key), child, old_map.get(key, _ABSENT), prop,
-                                  bool(prop.get("x-kubernetes-embedded-resource")), unchanged)
+                                  bool(prop.get("x-kubernetes-embedded-resource")), unchanged,
+                                  typemeta=top and key in ("apiVersion", "kind"))
         elif isinstance(value, list) and isinstance(schema.get("items"), Mapping):
             items = schema["items"]
             olds = _correlated_items(schema, value, old if correlated else None)
@@ -767,7 +780,7 @@ class _Rules:
     def _failed(self, path: str | None, node_type: str, schema: Mapping[str, Any], rule: Mapping[str, Any],
                 this: Any, before: Any, uses_old: bool, unchanged: bool) -> None:
         where = path
-        normalized = _normalized_field_path(rule.get("fieldPath"), schema)
+        normalized = normalized_field_path(rule.get("fieldPath"), schema)
         if normalized:
             where = _child(path, normalized)
         detail = None
@@ -829,7 +842,7 @@ def _reason_error(where: str, node_type: str, detail: str, reason: Any) -> Field
 _FIELD_PATH_TOKEN = re.compile(r"\.([^.\[\]]+)|\['((?:[^'\\]|\\.)*)'\]")
 
 
-def _normalized_field_path(text: Any, schema: Mapping[str, Any]) -> str:
+def normalized_field_path(text: Any, schema: Mapping[str, Any]) -> str:
     """A rule's fieldPath as the path it names below the rule's value (ValidFieldPath): a property by name
     (``.spec.x`` -> ``spec.x``), a key of a map by ``[key]``; empty when it has none (a CRD whose fieldPath
     is invalid is refused when created)."""
