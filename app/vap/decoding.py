@@ -8,10 +8,12 @@ create.go and update.go, with the serializer of k8s.io/apimachinery/pkg/runtime/
   struct field DeploymentSpec.spec.replicas of type int32`` (handlers/rest.go transformDecodeError);
 * fields the Go types always have appear (a struct value as its zero value, a field without omitempty as
   null: :mod:`app.vap.defaulting.typed` lists those reproduced);
-* a field the kind does not know is dropped; what the apiserver says of it depends on the request's
-  ``fieldValidation`` (CreateOptions/UpdateOptions): ``Strict`` (what kubectl sends by default) fails the
-  request with ``... cannot be handled as a Deployment: strict decoding error: unknown field "spec.x"``,
-  ``Warn`` answers with a warning ``unknown field "spec.x"`` for each, ``Ignore`` says nothing;
+* a field the kind does not know is dropped, and a key the body gives twice keeps its last value; what the
+  apiserver says of them depends on the request's ``fieldValidation`` (CreateOptions/UpdateOptions):
+  ``Strict`` (what kubectl sends by default) fails the request with ``... cannot be handled as a
+  Deployment: strict decoding error: unknown field "spec.x"``, ``Warn`` answers with a warning for each
+  (``unknown field "spec.x"``), ``Ignore`` says nothing (:func:`strict_findings` says how repeated keys are
+  worded and ordered);
 * then the scheme's defaults are applied (:mod:`app.vap.defaulting`), or for a custom resource the
   ``default`` values of its CustomResourceDefinition's schema (:mod:`app.vap.defaulting.structural`); its
   unknown fields are pruned like a built-in kind's.

@@ -212,7 +212,7 @@ def _stored_system_fields(old: dict[str, Any], strategy: strategies.Strategy,
     if strategies.tracks_generation(strategy, version) and not meta.generation(old):
         missing["generation"] = 1
     status = None
-    if "status" not in old and strategy.status is not None:  # the kind's status as the create left it
+    if not old.get("status") and strategy.status is not None:  # the kind's status as the create left it
         status = strategies.created_status(strategy, old, str(old.get("apiVersion") or ""), version)
     if not missing and status is None:
         return old, []

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..changes import Change, Path, changes, tree_copy
+from ..changes import ADD, REPLACE, Change, Path, changes, tree_copy
 from ..schemas import KindSchema, SchemaSet
 
 Version = tuple[int, int]
@@ -47,6 +47,9 @@ class Registered:
     function: Defaulter
     since: Version | None = None  # the first version that has it
     until: Version | None = None  # the last version that has it
+    # (field, zero value): an entry that only gives an absent or null field the zero value its Go type
+    # serialises (typed decoding); :func:`apply` fills it and records the change without comparing copies
+    zero: tuple[str, Any] | None = None
 
     def applies(self, version: Version) -> bool:
         return (self.since is None or version >= self.since) and (self.until is None or version <= self.until)
@@ -94,7 +97,11 @@ def _walk(value: Any, node: Mapping[str, Any], schemas: SchemaSet, version: Vers
     if isinstance(value, dict):
         if definition is not None:
             for entry in registry.get(definition, ()):
-                if entry.applies(version):
+                if not entry.applies(version):
+                    continue
+                if entry.zero is not None:
+                    _fill_zero(value, entry, path, made, stage)
+                else:
                     before = tree_copy(value)
                     entry.function(value, Context(version, root, path))
                     made.extend(changes(f"{stage}: {entry.name}", before, value, path))
@@ -113,6 +120,21 @@ def _walk(value: Any, node: Mapping[str, Any], schemas: SchemaSet, version: Vers
         for index, item in enumerate(value):
             if isinstance(item, dict | list):
                 _walk(item, node["items"], schemas, version, root, (*path, index), made, registry, stage)
+
+def _fill_zero(value: dict[str, Any], entry: Registered, path: Path, made: list[Change], stage: str) -> None:
+    assert entry.zero is not None
+    field, zero = entry.zero
+    found = value.get(field, _ABSENT)
+    if found is not None and found is not _ABSENT:
+        return
+    if found is None and zero is None:
+        return
+    value[field] = tree_copy(zero)
+    made.append(Change(f"{stage}: {entry.name}", (*path, field), ADD if found is _ABSENT else REPLACE, None,
+                       tree_copy(zero)))
+
+
+_ABSENT = object()
 
 from . import admissionregistration_v1, admissionregistration_v1alpha1, admissionregistration_v1beta1, apps_v1, autoscaling_v1, autoscaling_v2, batch_v1, certificates_v1, certificates_v1alpha1, certificates_v1beta1, discovery_v1, flowcontrol_v1, flowcontrol_v1beta3, networking_v1, node_v1, policy_v1, rbac_v1, resource_v1, resource_v1beta1, resource_v1beta2, scheduling_v1, storage_v1  # noqa: E402,F401,E501,I001
 from . import core_v1  # noqa: E402,F401

@@ -458,7 +458,7 @@ STRATEGIES: dict[tuple[str, str], Strategy] = {
     ("autoscaling", "HorizontalPodAutoscaler"): Strategy(
         "pkg/registry/autoscaling/horizontalpodautoscaler",
         status={"autoscaling/v1": {"currentReplicas": 0, "desiredReplicas": 0},
-                "autoscaling/v2": {"desiredReplicas": 0}},
+                "autoscaling/v2": {"currentMetrics": None, "desiredReplicas": 0}},
         note="the HPAGeneration feature gate (off here) would also make it track its generation"),
     ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"): Strategy(
         "pkg/registry/admissionregistration/validatingadmissionpolicy", generation=True, status={}),
