@@ -38,7 +38,7 @@ from flask import (
 )
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from . import errors, evaluations, forms, playground, ratelimit, web
+from . import errors, evaluations, forms, loading, playground, ratelimit, web
 from . import store as scenarios
 from .isolation import EvaluationStopped
 
@@ -298,9 +298,12 @@ def import_scenario() -> Response:
     if upload is None or not name:
         return playground.render_page(forms.form_values(request.form), file_error="choose a scenario file to import",
                                       status=400)
+    data = upload.read()
+    if not loading.is_scenario(data):  # plain Kubernetes YAML: each document goes to the pane of its kind
+        return loading.open_manifests(forms.form_values(request.form), name, data)
     try:
         ratelimit.check("share")
-        scenario, _ = scenarios.prepare(evaluations.parse_scenario_file(upload.read()), _limit())
+        scenario, _ = scenarios.prepare(evaluations.parse_scenario_file(data), _limit())
     except (ratelimit.RateLimited, EvaluationStopped) as exc:
         return playground.render_page(forms.form_values(request.form), file_error=f"{name}: {exc}", status=exc.status)
     except (scenarios.ScenarioError, scenarios.ScenarioTooLarge) as exc:

@@ -257,3 +257,33 @@ def test_endpoint_says_what_is_wrong(client, kwargs, message):
     answer = client.post("/api/v1/place", **kwargs)
     assert answer.status_code == 400
     assert answer.get_json()["error"].startswith(message)
+
+
+def _page_form(**panes: str) -> dict:
+    return {"policy": "", "binding": "", "params": "", "object": "", "oldObject": "", "namespace": "",
+            "request": "", "kubernetesVersion": "", "operation": "", "testCases": "", **panes}
+
+
+def test_without_javascript_open_file_sorts_plain_manifests_into_the_panes(client):
+    data = _page_form(params=PARAMS, namespace="# kept\n" + NAMESPACE)
+    data["scenarioFile"] = (io.BytesIO(_joined(VAP, BINDING, DEPLOYMENT, SERVICE).encode()), "mine.yaml")
+    answer = client.post("/import", data=data, content_type="multipart/form-data")
+    assert answer.status_code == 200
+    html = answer.get_data(as_text=True)
+    assert 'class="file-status ok" id="import-status"' in html
+    assert "Imported mine.yaml into the panes" in html
+    assert "Deployment web (document 3, line 21) → Object" in html
+    assert "Not placed: Service (document 4, line 32): the Object pane takes one object" in html
+    assert "name: replica-limit-binding" in html  # the Binding pane took the file's binding
+    assert "# kept" in html  # a pane the file has nothing for keeps its text
+    assert 'data-decision="allowed"' in html  # and the page is evaluated: 2 replicas, 3 allowed
+
+
+def test_without_javascript_a_file_with_nothing_to_place_changes_nothing(client):
+    data = _page_form(object="kind: Pod # mine")
+    data["scenarioFile"] = (io.BytesIO(b"apiVersion: example.com/v1\nkind: Widget\n"), "widget.yaml")
+    answer = client.post("/import", data=data, content_type="multipart/form-data")
+    assert answer.status_code == 400
+    html = answer.get_data(as_text=True)
+    assert "widget.yaml: no document was placed: Widget (document 1, line 1): no kind &#39;Widget&#39;" in html
+    assert "kind: Pod # mine" in html
