@@ -157,7 +157,8 @@ _REASONS = frozenset({
 
 
 def hidden_outcome(result: suite.CaseResult) -> str:
-    """What a hidden check got, from a fixed vocabulary: "allowed", "denied <code> <reason>" or "not evaluated".
+    """What a hidden check got, from a fixed vocabulary: "allowed", "denied <code> <reason>" or "not evaluated",
+    with ", another object" when the check expects fields of the admitted object that it does not have.
 
     Nothing the panes' expressions compute reaches it (no message, no warning or problem count), so a
     policy cannot turn a hidden check into an oracle on its object beyond the check's own pass or fail.
@@ -166,7 +167,7 @@ def hidden_outcome(result: suite.CaseResult) -> str:
     if not isinstance(response, Mapping) or response.get("request") is None:
         return "not evaluated"
     if response.get("allowed"):
-        return "allowed"
+        return "allowed, another object" if result.object_differs else "allowed"
     status = response.get("status") if isinstance(response.get("status"), Mapping) else {}
     code, reason = status.get("code"), status.get("reason")
     if isinstance(code, int) and not isinstance(code, bool) and 400 <= code <= 599 and reason in _REASONS:

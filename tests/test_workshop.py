@@ -66,7 +66,8 @@ def test_the_course_has_at_least_eight_exercises_in_order():
 def test_the_course_reaches_params_match_conditions_and_audit_annotations():
     solutions = " ".join(" ".join(e.solution.values()) for e in COURSE)
     for field in ("paramKind:", "paramRef:", "matchConditions:", "auditAnnotations:", "messageExpression:",
-                  "namespaceSelector:", "validationActions: [Warn]", "validationActions: [Audit]"):
+                  "namespaceSelector:", "validationActions: [Warn]", "validationActions: [Audit]",
+                  "kind: MutatingAdmissionPolicy", "patchType: ApplyConfiguration"):
         assert field in solutions, field
 
 
@@ -110,6 +111,35 @@ def test_a_check_failing_says_what_was_expected_not_what_the_hidden_object_got(c
     html = client.post("/workshop/first-validation/evaluate", data=wrong).get_data(as_text=True)
     assert "expected allowed; got denied 422 Invalid" in html
     assert "check-three" not in html and "forbidden" not in html.split('id="checks"')[1].split("</section>")[0]
+
+
+def test_a_check_on_the_admitted_object_says_the_object_differs_not_how(client):
+    html = client.get("/workshop/default-label").get_data(as_text=True)
+    checks = html.split('id="checks"')[1].split("</section>")[0]
+    assert ("expected allowed, object includes {&#34;metadata&#34;: {&#34;labels&#34;: {&#34;environment&#34;: "
+            "&#34;dev&#34;}}}; got allowed, another object") in checks
+    assert "missing" not in checks  # the difference itself is the check's secret
+
+
+def test_overwriting_the_label_does_not_solve_the_default_label_exercise():
+    exercise = exercises.get("default-label")
+    always = exercise.solution["policy"].replace('!has(object.metadata.labels) || !("environment" in '
+                                                 'object.metadata.labels)', "true")
+    assert always != exercise.solution["policy"]
+    result = exercise.check(payload_from({**exercise.solved_form(), "policy": always}))
+    failed = [c for c in result.cases if not c.passed]
+    assert [c.case.name for c in failed] == ["a Deployment labelled environment=prod keeps prod",
+                                             "an update keeps the label it gives"]
+    assert failed[0].reasons == ['the admitted object differs: metadata.labels.environment: expected "prod", '
+                                 'got "dev"']
+
+
+def test_args_in_an_apply_configuration_is_refused_in_the_sidecar_exercise():
+    exercise = exercises.get("sidecar-without-atomic-fields")
+    start = exercise.check(payload_from(exercise.form()))
+    refused = [c for c in start.cases if not c.passed]
+    assert refused and all("may not mutate atomic arrays, maps or structs: .spec.initContainers[0].args"
+                           in c.reasons[0] for c in refused)
 
 
 def test_putting_the_exemption_in_the_expression_does_not_solve_the_match_conditions_exercise():

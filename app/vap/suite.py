@@ -66,6 +66,7 @@ MAX_CASES = 200
 PANE = "testCases"
 
 _SEVERITY = {"skip": 0, "pass": 1, "fail": 2, "error": 3}
+OBJECT_DIFFERS = "the admitted object differs: "
 
 
 @dataclass(frozen=True)
@@ -151,6 +152,11 @@ class CaseResult:
     payload: dict[str, Any]
     response: dict[str, Any] | None = None
     policies: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def object_differs(self) -> bool:
+        """Whether the case expects an object that the response's object does not hold."""
+        return self.status == FAIL and any(r.startswith(OBJECT_DIFFERS) for r in self.reasons)
 
     @property
     def passed(self) -> bool:
@@ -571,7 +577,7 @@ def check(expect: Expectation, response: Mapping[str, Any], policies: Mapping[st
                 hint = " (Kyverno CLI counts a request the policy does not apply to as passing; this suite does not)"
             reasons.append(f"expected policy {name}: {expected}, got {actual}{hint}")
     if expect.object is not None:
-        reasons.extend(f"the admitted object differs: {d}" for d in expected_object.differences(
+        reasons.extend(OBJECT_DIFFERS + d for d in expected_object.differences(
             expect.object, response.get("object")))
     return reasons
 
