@@ -46,7 +46,8 @@ def init_app(app: Flask) -> None:
     app.extensions[_SCHEDULER] = Scheduler(
         settings.workers,
         per_client=limiter.concurrent if limiter.enabled and limiter.concurrent > 0 else None,
-        queue_per_client=limiter.queued if limiter.enabled else None,
+        queue_per_client=limiter.queued if limiter.enabled and limiter.queued > 0 else None,
+        queue_total=limiter.queued_total if limiter.enabled and limiter.queued_total > 0 else None,
         wait=settings.queue)
     kept = app.config.get("KEPT_RESULTS_MAX_BYTES")
     kept = CONFIG_DEFAULTS["KEPT_RESULTS_MAX_BYTES"] if kept is None or kept == "" else int(kept)

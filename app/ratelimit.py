@@ -42,6 +42,7 @@ CONFIG_DEFAULTS = {
     "RATE_LIMIT_PENALTY": 60,  # tokens an evaluation stopped at its time or memory bound costs (a full burst)
     "RATE_LIMIT_CONCURRENT": 2,  # evaluation workers one client may hold at once (app/scheduler.py)
     "RATE_LIMIT_QUEUED": 8,  # jobs one client may have waiting for a worker (429 beyond)
+    "RATE_LIMIT_QUEUED_TOTAL": 16,  # jobs waiting in all beyond which a client with jobs already is refused (429)
     "RATE_LIMIT_BODY_BYTES": 256 * 1024,  # an evaluation's request body counts one token per started this many bytes
     "TRUSTED_PROXIES": 0,  # proxies in front whose X-Forwarded-For entry is the client's address
 }
@@ -123,6 +124,7 @@ class Limiter:
         self.penalty = float(config.get("RATE_LIMIT_PENALTY") or 0)
         self.concurrent = int(config.get("RATE_LIMIT_CONCURRENT") or 0)
         self.queued = int(config.get("RATE_LIMIT_QUEUED", CONFIG_DEFAULTS["RATE_LIMIT_QUEUED"]) or 0)
+        self.queued_total = int(config.get("RATE_LIMIT_QUEUED_TOTAL", CONFIG_DEFAULTS["RATE_LIMIT_QUEUED_TOTAL"]) or 0)
         self.body_bytes = int(config.get("RATE_LIMIT_BODY_BYTES", CONFIG_DEFAULTS["RATE_LIMIT_BODY_BYTES"]) or 0)
 
     def body_tokens(self, size: int | None) -> int:

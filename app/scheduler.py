@@ -11,7 +11,9 @@ to one priority level whose flows are the clients:
   equals), and no client holds more than ``per_client`` seats at once: a client sending many costly jobs
   takes at most its share of the workers while the others' jobs pass it by;
 - a client's queue holds at most ``queue_per_client`` jobs (more are refused at once, like a full APF
-  queue), and a job waits at most ``wait`` seconds for its seat (then the server is busy).
+  queue), and a job waits at most ``wait`` seconds for its seat (then the server is busy);
+- when ``queue_total`` jobs wait in all, a client that already has a job running or waiting is refused at once
+  (a client with none still queues): a few addresses together cannot keep every server thread waiting.
 
 The results of the jobs of a shared scenario are kept by content (:class:`Kept`): the same job with the
 same arguments answers from memory, so a popular link costs one evaluation, however many open it at once.
@@ -47,10 +49,11 @@ class Scheduler:
     """Seats on the evaluation workers, handed out fairly between clients; safe to use from many threads."""
 
     def __init__(self, seats: int, *, per_client: int | None = None, queue_per_client: int | None = None,
-                 wait: float = 10.0) -> None:
+                 queue_total: int | None = None, wait: float = 10.0) -> None:
         self.seats = max(1, seats)
         self.per_client = max(1, min(per_client or self.seats, self.seats))
         self.queue_per_client = queue_per_client  # None: no bound but the wait
+        self.queue_total = queue_total
         self.wait = wait
         self._lock = threading.Condition()
         self._held: dict[str, int] = {}  # client -> seats it holds
@@ -83,14 +86,19 @@ class Scheduler:
     def _take(self, client: str) -> None:
         deadline = time.monotonic() + self.wait
         with self._lock:
-            queue = self._queues.setdefault(client, deque())
+            queue = self._queues.get(client) or deque()
+            held = self._held.get(client, 0)
             if self.queue_per_client is not None and len(queue) >= self.queue_per_client:
-                if not queue:
-                    del self._queues[client]
                 raise QueueFull(
                     f"too many requests from your address are waiting for an evaluation worker: {len(queue)} wait "
-                    f"and {self._held.get(client, 0)} run (PLAYGROUND_RATE_LIMIT_QUEUED, "
-                    "PLAYGROUND_RATE_LIMIT_CONCURRENT); wait for them to finish")
+                    f"and {held} run (PLAYGROUND_RATE_LIMIT_QUEUED, PLAYGROUND_RATE_LIMIT_CONCURRENT); wait for them "
+                    "to finish")
+            if (self.queue_total is not None and (queue or held) and self._free <= 0
+                    and sum(len(q) for q in self._queues.values()) >= self.queue_total):
+                raise QueueFull(
+                    "the server is busy and your address already has requests running or waiting for an evaluation "
+                    "worker (PLAYGROUND_RATE_LIMIT_QUEUED_TOTAL); wait for them to finish")
+            self._queues[client] = queue
             ticket = next(self._tickets)
             queue.append(ticket)
             try:

@@ -90,6 +90,27 @@ def test_a_full_queue_is_refused_at_once_and_a_long_wait_times_out():
         assert scheduler.holding("b") == 1
 
 
+def test_when_many_wait_a_client_with_jobs_already_is_refused_and_a_new_one_still_queues():
+    # a few addresses together must not keep every server thread waiting: past RATE_LIMIT_QUEUED_TOTAL waiting jobs,
+    # only clients with nothing running or waiting may queue
+    scheduler = Scheduler(1, per_client=1, queue_per_client=5, queue_total=2, wait=5)
+    release, order = threading.Event(), []
+    threads = [_hold(scheduler, "a", release, order)]
+    _wait_until(lambda: scheduler.holding("a") == 1)
+    threads += [_hold(scheduler, "a", release, order), _hold(scheduler, "b", release, order)]
+    _wait_until(lambda: scheduler.waiting() == 2)
+    for client in ("a", "b"):
+        with pytest.raises(QueueFull, match="PLAYGROUND_RATE_LIMIT_QUEUED_TOTAL"):
+            with scheduler.seat(client):
+                pass
+    threads.append(_hold(scheduler, "c", release, order))  # nothing running or waiting yet: it queues
+    _wait_until(lambda: scheduler.waiting("c") == 1)
+    release.set()
+    for thread in threads:
+        thread.join(5)
+    assert sorted(order) == ["a", "a", "b", "c"]
+
+
 def test_a_kept_result_is_computed_once_however_many_ask_at_once():
     kept = Kept(1 << 20)
     calls = []
