@@ -103,8 +103,8 @@ class Front:
                 first = False
                 if not keep:
                     return
-        except (ConnectionError, asyncio.IncompleteReadError, OSError):
-            pass
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, OSError):
+            pass  # the client went away, or sent a chunk size line longer than a head may be: closed
         finally:
             self.open -= 1
             writer.close()
