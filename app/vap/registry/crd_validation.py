@@ -44,6 +44,7 @@ from google.protobuf import duration_pb2, timestamp_pb2
 from .. import cel, validation
 from ..cel import library
 from ..fast import cost as fast_cost
+from ..schemas.validate import openapi_kind
 from ..validation import FieldError
 
 PER_CALL_LIMIT = 1_000_000  # k8s.io/apiserver/pkg/apis/cel PerCallLimit
@@ -135,19 +136,8 @@ def _shown(path: str | None) -> str:
 
 
 def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
+    """The JSON type of a value, as kube-openapi names it."""
+    return openapi_kind(value)
 
 
 def _same(a: Any, b: Any) -> bool:

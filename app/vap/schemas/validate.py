@@ -73,6 +73,9 @@ def _openapi_kind(value: Any) -> str:
     return {str: "string", list: "array", dict: "object"}.get(type(value), "null")
 
 
+openapi_kind = _openapi_kind  # (public: a custom resource's schema errors name the kind found, app.vap.registry)
+
+
 class _Walker:
     def __init__(self, schemas: SchemaSet, schema: KindSchema) -> None:
         self.schemas = schemas
