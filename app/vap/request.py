@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import fast
+from .changes import render_path
 from .documents import Document, Problem
 from .resources import GroupVersionKind, GroupVersionResource, ResourceTable, guess_resource
 
@@ -147,6 +148,11 @@ def build_attributes(
     gvk = _gvk_from(req.get("kind")) or _gvk_of(source)
     gvr = _gvr_from(req.get("resource"))
     notes: list[str] = []
+    if object_doc is not None and object_doc.duplicates and obj is not None:
+        keys = ", ".join(sorted({render_path(d.path) for d in object_doc.duplicates}))
+        notes.append(f"the object gives a key twice ({keys}): the pane's text is taken as the request's body, which "
+                     "the apiserver's strict decoding checks; kubectl would convert the manifest first, keeping each "
+                     "key's last value, and the apiserver would not see the repeated key")
     info = None
     if gvr is not None:
         info = table.by_resource(gvr.group, gvr.version, gvr.resource)
