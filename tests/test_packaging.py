@@ -302,3 +302,12 @@ def test_the_dockerfile_installs_a_built_wheel_not_the_checkout() -> None:
     assert any(re.search(r"pip3? install\b.*\.whl", i) for i in instructions)
     # the server behind its front, as `admission-playground serve` runs it (app/front.py), not gunicorn bare
     assert instructions[-1] == 'CMD ["admission-playground", "serve", "--host", "0.0.0.0", "--port", "8000"]'
+
+
+def test_the_installed_server_offers_the_pane_templates(server: Server) -> None:
+    status, ctype, body = _get(server.url + "/api/v1/templates?kubernetesVersion=1.34")
+    assert status == 200 and ctype.startswith("application/json")
+    offered = json.loads(body)["templates"]
+    # every template file, read from the package data
+    assert len(offered) == len(list((ROOT / "app" / "pane_templates").glob("*/*.yaml")))
+    assert {"object/deployment", "policy/validatingadmissionpolicy"} <= {t["id"] for t in offered}
