@@ -158,6 +158,10 @@ def test_a_multi_document_file_goes_into_the_panes_of_its_kinds(page, tmp_path, 
     # Ctrl+Z in an editor brings its text back
     page.locator('.CodeMirror[data-pane="policy"]').evaluate("el => el.CodeMirror.undo()")
     assert "replica-limit.example.com" in editor_text(page, "policy")
+    # the import was evaluated as a history entry of its own: Back shows the panes as they were before it
+    page.go_back()
+    page.locator("#result [data-validation-message]", has_text="got 5").wait_for()
+    assert "name: web" in editor_text(page, "object") and "replica-limit-default" in editor_text(page, "binding")
 
 
 def test_a_file_dropped_outside_the_panes_is_sorted_with_the_pages_policy(page):
