@@ -366,6 +366,15 @@
       textarea.focus();
     });
     document.getElementById("paste-cancel").addEventListener("click", function () { dialog.close(); });
+    // Ctrl/Cmd+Enter in the dialog sorts, rather than evaluating the page behind it (window's capture phase
+    // comes before the page's own shortcut, on the document).
+    window.addEventListener("keydown", function (event) {
+      if (dialog.open && event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        event.stopPropagation();
+        document.getElementById("paste-sort").click();
+      }
+    }, true);
     document.getElementById("paste-sort").addEventListener("click", function () {
       var text = textarea.value;
       if (!text.trim()) {
