@@ -125,6 +125,10 @@ def _given(value: Any) -> Any:
     return value
 
 
+def _nothing(*args: Any) -> None:
+    return None
+
+
 def capture(payload: Mapping[str, Any]) -> Capture:
     """Evaluate a body once, recording each expression evaluation (text and input values)."""
     version = evaluate_module.evaluate(payload)["kubernetesVersion"]
@@ -155,6 +159,9 @@ def capture(payload: Mapping[str, Any]) -> Capture:
     kept.clear()  # every evaluation converts its values afresh, and none converted here is kept
     cel.attempt = recording_attempt  # (cel.run, which variables are evaluated with, calls it too)
     validator.validate = recording_validate
+    original_explain = validator._explain
+    # an explanation's evaluations are the playground's own addition (app/vap/explain.py): not replayed
+    validator._explain = _nothing  # type: ignore[assignment]
     # the inputs as given, every root whole, not cut down to what the policy reads (the playground's own
     # optimisation)
     compiler.CompiledPolicy.pruners = property(lambda policy: (_given,) * 5)  # type: ignore[assignment]
@@ -163,6 +170,7 @@ def capture(payload: Mapping[str, Any]) -> Capture:
     finally:
         cel.attempt = original_attempt
         validator.validate = original_validate
+        validator._explain = original_explain  # type: ignore[assignment]
         compiler.CompiledPolicy.pruners = original_pruners  # type: ignore[method-assign]
         kept.clear()
     return result

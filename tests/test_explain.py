@@ -9,6 +9,7 @@ import pytest
 
 from app.vap import compiler, explain, validator
 from app.vap.cel import library
+from app.vap.fast import kept as kept_values
 
 DEPLOYMENT = {
     "apiVersion": "apps/v1",
@@ -266,8 +267,8 @@ def test_unchanged_documents_are_explained_once_and_alike(monkeypatch):
                for _ in range(10)]
     assert answers == [answers[0]] * 10
     assert _lines(answers[0]) == ["object.spec.replicas = 5", "params.maxReplicas = 3"]
-    # (values are kept from a policy's fourth evaluation of the same documents on, their explanations with them)
-    assert len(made) == 4
+    # (kept for the same policy and documents, with a request and Namespace equal to the last ones)
+    assert len(made) == 1
 
 
 def test_a_kyverno_cel_rule_is_explained_too():
@@ -306,6 +307,7 @@ def test_a_long_receiver_is_not_looked_at_one_by_one():
 
 
 def test_an_explanation_stops_at_its_cost_budget(monkeypatch):
+    kept_values.clear()  # (not one kept from another test's evaluation of the same documents)
     monkeypatch.setattr(validator, "EXPLANATION_COST_FLOOR", 0)
     monkeypatch.setattr(validator, "EXPLANATION_COST_FACTOR", 0)
     lines = _explained("object.spec.replicas <= params.maxReplicas")
@@ -313,6 +315,21 @@ def test_an_explanation_stops_at_its_cost_budget(monkeypatch):
 
 
 def test_an_explanation_stops_at_its_time(monkeypatch):
+    kept_values.clear()
     monkeypatch.setattr(validator, "_deadline", lambda begun, now: now - 1)
     assert _explained("object.spec.replicas <= params.maxReplicas") == [
         ": not evaluated: the explanation ran out of its time"]
+
+
+def test_an_authorizer_policy_s_explanation_is_kept_and_adds_no_check_on_the_next_evaluation():
+    from app import examples
+    from app.vap.evaluate import evaluate
+
+    kept_values.clear()
+    panes = dict(examples.get("admin-bypass-denied").panes)
+    for _ in range(3):
+        evaluation = evaluate(panes)["policies"][0]["bindings"][0]["evaluations"][0]
+        assert len(evaluation["authorizerChecks"]) == 1
+        assert _lines(evaluation["validations"][0]["explanation"])[0] == (
+            "variables.clusterAdmin = false (its expression: "
+            "authorizer.group('').resource('nodes').check('delete').allowed())")

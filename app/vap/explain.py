@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from . import cel
+from . import cel, fast
 from .cel import library
 
 VALUE_BYTES = 400  # bytes of a value's text shown, at most
@@ -128,6 +128,7 @@ class _Text:
         return self.part(start, end).bare().text
 
 
+@fast.memo(1024)
 def structure(expression: str) -> Node:
     """The top level of an expression (the parentheses around all of it dropped); its operands' texts have
     theirs dropped too."""
@@ -498,10 +499,11 @@ class _Explainer:
         note = None
         if earlier is not None:
             note = f"{name}() wants exactly one element; it is true for {described(earlier)['path']} too"
-        self.add(predicate, outcome, described(i), note)
+        deciding = described(i)
+        self.add(predicate, outcome, deciding, note)
         inner = at(i)
         if inner is not None:
-            self.explain(structure(predicate), outcome, inner, described(i), depth + 1)
+            self.explain(structure(predicate), outcome, inner, deciding, depth + 1)
 
     def _element(self, predicate: str, wrap: Wrap | None) -> Outcome | None:
         return self.value(predicate, wrap) if wrap is not None else None

@@ -17,6 +17,7 @@ from .cel import library
 from .cel.library import authz
 from .compiler import CompiledPolicy, PlannedValidation, trim_space
 from .fast import cost
+from .fast import explained as explaining_kept
 from .fast import kept as keeping
 
 ADMIT = "admit"
@@ -274,8 +275,7 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
         authorizer = inv.authorizer if policy.uses_authorizer else None
         kept = keeping.reuse(policy, pruners, inv) if authorizer is None else None
         inputs = kept.inputs if kept is not None else _inputs(policy, pruners, inv)
-        if policy.match_conditions and not _match(policy, inv, inputs, authorizer, err_action, tracker, out, kept,
-                                                  begun):
+        if policy.match_conditions and not _match(policy, inv, inputs, authorizer, err_action, tracker, out, begun):
             return out
 
         # validations, then every messageExpression, against one budget.
@@ -341,9 +341,8 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
             out.variables = _variable_records(policy, scopes)
         if later:  # explained once the variables' records are made (explaining may evaluate more of them)
             explaining = perf_counter()
-            made = keeping.explanations(kept, _seen(pruners, inv))
-            with authz.unrecorded(inv.authorizer):  # (its checks are those the decision made)
-                _explain_all(later, policy, inv, inputs, data, tracker, made, _deadline(begun, explaining))
+            made = explaining_kept.kept(policy, inv, _seen(policy, pruners, inv))
+            _explain_all(later, policy, inv, inputs, data, tracker, made, _deadline(begun, explaining))
             if started is not None:
                 started += perf_counter() - explaining  # (not evaluating for the decision)
         return out
@@ -390,7 +389,7 @@ def _deadline(begun: float, now: float) -> float:
 
 def _explain_all(later: list[_ToExplain], policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any],
                  data: Mapping[str, Any] | cel.Activation, tracker: Any,
-                 made: dict[Any, list[dict[str, Any]]] | None, deadline: float) -> None:
+                 made: explaining_kept.Explained | None, deadline: float) -> None:
     """Explain the validations and auditAnnotations noted in ``later``, each on its group's values."""
     validation_data = _Unpruned(data, inv, inv.namespace_object)
     audit_data: _Unpruned | None = validation_data if policy.audit_shares_values else None
@@ -401,32 +400,37 @@ def _explain_all(later: list[_ToExplain], policy: CompiledPolicy, inv: Invocatio
                 audit_data = _Unpruned(_data(policy.pruners[4], inputs, inv.namespace_full, None, 1), inv,
                                        inv.namespace_full)
             values = audit_data
-        _explain(record, compiled, spent, values, policy, tracker, made, key, deadline)
+        _explain(record, compiled, spent, values, policy, inv, tracker, made, key, deadline)
 
 
-def _seen(pruners: tuple[Callable[[Any], Any] | None, ...], inv: Invocation) -> tuple[Any, ...]:
-    """The request and Namespaces the policy reads (an explanation shows them whole): what explanations kept with
-    the documents' values were made for."""
-    request = inv.request if pruners[2] is not None else None
+def _seen(policy: CompiledPolicy, pruners: tuple[Callable[[Any], Any] | None, ...], inv: Invocation
+          ) -> tuple[Any, ...]:
+    """The request and Namespaces of an evaluation as far as the policy reads them (the request also when it
+    asks the authorizer, whose requestResource comes from it): what explanations kept for the same documents must
+    have been made for (an explanation may show them whole)."""
+    request = inv.request if pruners[2] is not None or policy.uses_authorizer else None
     namespaces = (inv.namespace_object, inv.namespace_full) if pruners[4] is not None else (None, None)
     return (request, *namespaces)
 
 
 def _explain(record: dict[str, Any] | AuditAnnotationResult, compiled: cel.Compiled, spent: int | None,
-             values: _Unpruned,
-             policy: CompiledPolicy, tracker: Any, made: dict[Any, list[dict[str, Any]]] | None,
-             key: tuple[str, int], deadline: float) -> None:
+             values: _Unpruned, policy: CompiledPolicy, inv: Invocation, tracker: Any,
+             made: explaining_kept.Explained | None, key: tuple[str, int], deadline: float) -> None:
     """Add the explanation (:mod:`app.vap.explain`) of a false or failed expression to its record: its parts
     evaluated on the same values (and variables, evaluated afresh on them), each under the per-call cost limit,
     together under a budget in proportion to what the expression cost (``spent``; the verdict is made already:
-    nothing here changes it). Made once for documents whose values are kept (``made``: the explanations kept
-    with them)."""
+    nothing here changes it). The authorizer checks it makes are not listed with the decision's. Made once for
+    unchanged documents (``made``: the explanations kept for them, see :mod:`app.vap.fast.explained`)."""
     if compiled.program is None or compiled.unsafe:
         return
     audit = isinstance(record, AuditAnnotationResult)
     result = explain.Outcome(None, record.error) if audit else explain.Outcome(record["result"], record["error"])
 
-    def make() -> list[dict[str, Any]]:
+    def make() -> tuple[list[dict[str, Any]], explaining_kept.Asked]:
+        with authz.unrecorded(inv.authorizer) as asked:
+            return lines_of(), asked
+
+    def lines_of() -> list[dict[str, Any]]:
         data = values.activation()
         scope = cel.VariableScope(policy.variable_map, data) if policy.variables else None
 
@@ -444,12 +448,7 @@ def _explain(record: dict[str, Any] | AuditAnnotationResult, compiled: cel.Compi
         budget = min(RUNTIME_BUDGET, max(EXPLANATION_COST_FLOOR, EXPLANATION_COST_FACTOR * (spent or 0)))
         return explain.explain(compiled, result, run, budget, policy.variable_map, deadline)
 
-    if made is None:
-        lines = make()
-    else:
-        if key not in made:
-            made[key] = make()
-        lines = [dict(line) for line in made[key]]
+    lines = explaining_kept.explanation(made, key, make, lambda asked: authz.answers_alike(inv.authorizer, asked))
     if audit:
         record.explanation = lines or None
     elif lines:
@@ -468,7 +467,7 @@ def _out_of_budget(policy: CompiledPolicy, scopes: list[cel.VariableScope], err_
 
 
 def _match(policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any], authorizer: Any, err_action: str,
-           tracker: Any, out: ValidateResult, kept: keeping.Kept | None, begun: float) -> bool:
+           tracker: Any, out: ValidateResult, begun: float) -> bool:
     """The matchConditions, recorded in ``out``: all evaluated, any false skips the policy; errors under
     failurePolicy. They see the request's original resource, no Namespace. False: the evaluation ends."""
     match_inputs = inputs
@@ -494,17 +493,16 @@ def _match(policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any], auth
         elif rec.result is False:
             any_false = True
     whole: _Unpruned | None = None
-    made: dict[Any, list[dict[str, Any]]] | None = None
+    made: explaining_kept.Explained | None = None
     deadline = 0.0
     for index, (entry, (_, compiled)) in enumerate(zip(out.match_conditions, policy.match_conditions, strict=False)):
         if entry["result"] is False or (entry["error"] is not None and entry["error"] != OUT_OF_BUDGET):
             if whole is None:
                 whole = _Unpruned(data, inv, None, original_resource=True)
-                made = keeping.explanations(kept, _seen(policy.pruners, inv))
+                made = explaining_kept.kept(policy, inv, _seen(policy, policy.pruners, inv))
                 deadline = _deadline(begun, perf_counter())
-            with authz.unrecorded(inv.authorizer):
-                _explain(entry, compiled, entry["cost"], whole, policy, tracker, made, ("matchCondition", index),
-                         deadline)
+            _explain(entry, compiled, entry["cost"], whole, policy, inv, tracker, made, ("matchCondition", index),
+                     deadline)
     if any_false:
         out.matched = False
         return False

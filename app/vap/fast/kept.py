@@ -30,8 +30,7 @@ class Kept:
     second evaluation, so that evaluations of documents edited each time (which would never reuse them)
     do not pay for keeping them."""
 
-    __slots__ = ("key", "policy", "object", "old_object", "params", "inputs", "activation", "spent", "explained",
-                 "explained_for")
+    __slots__ = ("key", "policy", "object", "old_object", "params", "inputs", "activation", "spent")
 
     def __init__(self, key: tuple[int, int], policy: Any, inv: Any,
                  inputs: dict[str, Any] | None, activation: cel.Activation | None) -> None:
@@ -39,21 +38,6 @@ class Kept:
         self.object, self.old_object, self.params = inv.object, inv.old_object, inv.params
         self.inputs, self.activation = inputs, activation  # (the activation's values: inputs and the Namespace)
         self.spent = 0.0
-        # the explanations of the false or failed expressions (app.vap.explain), by the expression they explain,
-        # and the request and Namespaces (those the policy reads) they were made for
-        self.explained: dict[Any, list[dict[str, Any]]] = {}
-        self.explained_for: tuple[Any, ...] | None = None
-
-
-def explanations(kept: Kept | None, seen: tuple[Any, ...]) -> dict[Any, list[dict[str, Any]]] | None:
-    """The explanations made for the kept documents (None when none are kept), when made for the same request
-    and Namespaces too (``seen``: those the policy reads; an explanation reads them whole): emptied otherwise."""
-    if kept is None:
-        return None
-    before = kept.explained_for
-    if before is None or len(before) != len(seen) or not all(map(_identical, before, seen)):
-        kept.explained, kept.explained_for = {}, seen
-    return kept.explained
 
 
 # Per thread (an engine activation belongs to the thread that made it, and is never handed to another: a
@@ -74,10 +58,18 @@ def clear() -> None:
 
 def kept_here() -> dict[tuple[int, int], Kept]:
     """This thread's kept values."""
-    entries = getattr(_LOCAL, "entries", None)
-    if entries is None or _LOCAL.generation != _GENERATION[0]:
-        entries = _LOCAL.entries = {}
+    return here("entries")
+
+
+def here(name: str) -> dict[Any, Any]:
+    """This thread's entries of one kind (``name``), forgotten by :func:`clear` with the kept values."""
+    if getattr(_LOCAL, "generation", None) != _GENERATION[0]:
+        _LOCAL.__dict__.clear()
         _LOCAL.generation = _GENERATION[0]
+    entries = getattr(_LOCAL, name, None)
+    if entries is None:
+        entries = {}
+        setattr(_LOCAL, name, entries)
     return entries
 
 
@@ -138,6 +130,9 @@ def _identical(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+identical = _identical  # (public: app.vap.fast.explained compares requests with it)
+
+
 def keep(policy: Any, pruners: tuple[Callable[[Any], Any] | None, ...], inv: Any,
          inputs: dict[str, Any]) -> Kept | None:
     """The validations' values (of a policy reading no authorizer) in an activation kept for the next
@@ -158,8 +153,6 @@ def keep(policy: Any, pruners: tuple[Callable[[Any], Any] | None, ...], inv: Any
     activation = cel.Activation(values)
     activation.costs = {}
     kept = Kept(key, policy, inv, inputs, activation)
-    # (made for the same documents: they outlive the values made afresh)
-    kept.explained, kept.explained_for = seen.explained, seen.explained_for
     _note(key, kept)
     return kept
 

@@ -106,19 +106,50 @@ class AuthorizerActivation(dict):
 
 
 @contextlib.contextmanager
-def unrecorded(authorizer: object) -> Iterator[None]:
-    """Checks made through ``authorizer`` (an :class:`AuthorizerActivation`, or anything else: nothing to do) inside
-    the block are answered but not listed: an explanation evaluating parts of an expression again adds no check."""
+def unrecorded(authorizer: object) -> Iterator[list[tuple[dict[str, Any], tuple[Any, ...]]]]:
+    """Checks made through ``authorizer`` (an :class:`AuthorizerActivation`; anything else: nothing to do) inside
+    the block are answered but not listed: an explanation evaluating parts of an expression again adds no check.
+    Yields the list of what was asked: (attributes, answer) pairs, as :func:`answers_alike` takes them."""
+    asked: list[tuple[dict[str, Any], tuple[Any, ...]]] = []
     session = authorizer.session if isinstance(authorizer, AuthorizerActivation) else None
     if session is None:
-        yield
+        yield asked
         return
-    made, omitted = len(session.checks), session.omitted
+    made, omitted, backend = len(session.checks), session.omitted, session.backend
+
+    def asking(attributes: dict[str, Any]) -> Any:
+        answer = tuple(backend(attributes))
+        asked.append((dict(attributes), answer))
+        return answer
+
+    session.backend = asking
     try:
-        yield
+        yield asked
     finally:
+        session.backend = backend
         del session.checks[made:]
         session.omitted = omitted
+
+
+def answers_alike(authorizer: object, asked: list[tuple[dict[str, Any], tuple[Any, ...]]]) -> bool:
+    """Whether ``authorizer`` answers each check in ``asked`` as it was answered then: as one of the checks it
+    listed (the decision's) says, else asked again, unrecorded."""
+    if not asked:
+        return True
+    session = authorizer.session if isinstance(authorizer, AuthorizerActivation) else None
+    if session is None:
+        return False
+    for attributes, answer in asked:
+        if _answer_record(attributes, answer) in session.checks:
+            continue
+        if tuple(session.backend(dict(attributes))) != answer:
+            return False
+    return True
+
+
+def _answer_record(attributes: dict[str, Any], answer: tuple[Any, ...]) -> dict[str, Any]:
+    details = answer[3] if len(answer) > 3 and isinstance(answer[3], Mapping) else {}
+    return _record(attributes, answer[0], str(answer[1] or ""), answer[2], details)
 
 
 def _state(msg: object) -> dict[str, Any]:
