@@ -35,7 +35,7 @@ from ..registry import builtin_validation, crd_validation
 from ..validation import FieldError, messages_for, name_is_dns_subdomain, path_segment_name
 from .state import ALLOWED, DENIED, NOT_REACHED, NOTHING_TO_DO, RequestState, StageRecord, Stored
 
-PLUGIN = "validation"
+PLUGIN = "registry validation"
 ADMISSION_PLUGIN = False
 
 
