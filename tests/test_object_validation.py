@@ -292,3 +292,44 @@ _LIST_MAP = {"type": "object", "properties": {"field": {
 def test_validate_custom_resource(schema, obj, old, expected):
     found = crd_validation.validate(obj, old, schema, (1, 34))
     assert {e.message for e in found.errors} == expected
+
+
+def test_cost_budget_errors_are_not_ratcheted():
+    """TestRatcheting 'cost budget errors are not ratcheted': out of budget, the rule is an error, not a warning."""
+    schema = {"type": "string", "minLength": 5,
+              "x-kubernetes-validations": [{"rule": 'self == "baz"', "message": "gotta be baz"}]}
+    done = crd_validation.evaluate_rules("unchanged", "unchanged", schema, (1, 34), path="root", budget=1)
+    assert [e.message for e in done.errors] == [f'root: Invalid value: "string": {crd_validation.OUT_OF_BUDGET}']
+    assert done.warnings == []
+
+
+@pytest.mark.parametrize(("message_expression", "detail"), [
+    # evalMessageExpression (schema/cel/validation.go): its trimmed string is the detail ...
+    ("'  replicas is ' + string(self.replicas) + '  '", "replicas is 7"),
+    # ... unless it fails, is empty or spans lines: then the rule's message is
+    ("string(self.missing)", "too many replicas"),
+    ("''", "too many replicas"),
+    ("'first\\nsecond'", "too many replicas"),
+])
+def test_message_expression_and_its_fallbacks(message_expression, detail):
+    schema = {"type": "object", "properties": {"replicas": {"type": "integer"}}, "x-kubernetes-validations": [
+        {"rule": "self.replicas < 5", "message": "too many replicas", "messageExpression": message_expression}]}
+    errors, _ = _rules(schema, {"replicas": 7})
+    assert errors == [f'root: Invalid value: "object": {detail}']
+
+
+@pytest.mark.parametrize(("reason", "expected"), [
+    # fieldErrorForReason (schema/cel/validation.go): the reason chooses the error's type
+    ("FieldValueForbidden", "root.replicas: Forbidden: too many"),
+    ("FieldValueRequired", "root.replicas: Required value: too many"),
+    ("FieldValueDuplicate", 'root.replicas: Duplicate value: "object"'),
+    ("FieldValueInvalid", 'root.replicas: Invalid value: "object": too many'),
+    (None, 'root.replicas: Invalid value: "object": too many'),
+])
+def test_reason_and_field_path(reason, expected):
+    rule = {"rule": "self.replicas < 5", "message": "too many", "fieldPath": ".replicas"}
+    if reason:
+        rule["reason"] = reason
+    schema = {"type": "object", "properties": {"replicas": {"type": "integer"}}, "x-kubernetes-validations": [rule]}
+    errors, _ = _rules(schema, {"replicas": 7})
+    assert errors == [expected]
