@@ -333,3 +333,16 @@ def test_an_authorizer_policy_s_explanation_is_kept_and_adds_no_check_on_the_nex
         assert _lines(evaluation["validations"][0]["explanation"])[0] == (
             "variables.clusterAdmin = false (its expression: "
             "authorizer.group('').resource('nodes').check('delete').allowed())")
+
+
+def test_the_page_shows_why_a_match_condition_is_false(client):
+    from app import examples
+
+    form = examples.get("replica-limit").form()
+    form["policy"] = form["policy"].replace("  validations:", "  matchConditions:\n  - name: big-only\n"
+                                            "    expression: object.spec.replicas > 10\n  validations:")
+    html = client.post("/evaluate", data=form, headers={"HX-Request": "true"}).get_data(as_text=True)
+    table = html[html.index("<caption>matchConditions</caption>"):]
+    table = table[:table.index("</table>")]
+    assert '<th scope="col">Why</th>' in table
+    assert '<li><code>object.spec.replicas</code> = <code class="operand-value">5</code></li>' in table
