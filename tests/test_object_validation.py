@@ -333,3 +333,37 @@ def test_reason_and_field_path(reason, expected):
     schema = {"type": "object", "properties": {"replicas": {"type": "integer"}}, "x-kubernetes-validations": [rule]}
     errors, _ = _rules(schema, {"replicas": 7})
     assert errors == [expected]
+
+
+_ANY_OF = {"type": "object", "properties": {"field": {"nullable": True, "x-kubernetes-int-or-string": True,
+                                                      "anyOf": [{"type": "integer"}, {"type": "string"}]}}}
+_ALL_OF = {"type": "object", "properties": {"field": {"nullable": True, "x-kubernetes-int-or-string": True,
+                                                      "allOf": [{"anyOf": [{"type": "integer"}, {"type": "string"}]}]}}}
+_ONE_OF = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+    "a": {"type": "string"}, "b": {"type": "string"}}, "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}}}
+
+
+@pytest.mark.parametrize(("schema", "obj", "expected"), [
+    # TestValidateCustomResource "nullable, x-kubernetes-int-or-string and user-provided anyOf" and "... allOf"
+    (_ANY_OF, {"field": 42}, set()),
+    (_ANY_OF, {"field": True}, {'<nil>: Invalid value: "": "field" must validate at least one schema (anyOf)',
+                                'field: Invalid value: "boolean": field in body must be of type integer,string: '
+                                '"boolean"',
+                                'field: Invalid value: "boolean": field in body must be of type integer: "boolean"'}),
+    (_ALL_OF, {"field": 1.2}, {'<nil>: Invalid value: "": "field" must validate all the schemas (allOf). None '
+                               'validated',
+                               '<nil>: Invalid value: "": "field" must validate at least one schema (anyOf)',
+                               'field: Invalid value: "number": field in body must be of type integer,string: '
+                               '"number"',
+                               'field: Invalid value: "number": field in body must be of type integer: "number"'}),
+    # kube-openapi's schemaPropsValidator: oneOf with two alternatives valid, and with none
+    (_ONE_OF, {"spec": {"a": "x"}}, set()),
+    (_ONE_OF, {"spec": {"a": "x", "b": "y"}},
+     {'<nil>: Invalid value: "": "spec" must validate one and only one schema (oneOf). Found 2 valid alternatives'}),
+    (_ONE_OF, {"spec": {}},
+     {'<nil>: Invalid value: "": "spec" must validate one and only one schema (oneOf). Found none valid',
+      "spec.a: Required value"}),
+])
+def test_composite_schemas(schema, obj, expected):
+    found = crd_validation.validate(obj, None, schema, (1, 34))
+    assert {e.message for e in found.errors} == expected

@@ -20,10 +20,9 @@ On an UPDATE, with CRDValidationRatcheting (on by default from Kubernetes 1.30):
 the update left as it was is dropped, a failed rule that does not read ``oldSelf`` on such a value is a
 warning instead of an error, and list-type errors count only when the stored object had none.
 
-Not reproduced: ``allOf``/``anyOf``/``oneOf``/``not``, the formats beyond those listed in
-:data:`_FORMATS`, the scale subresource's checks, embedded resources' metadata, and the rules' typed
-environment (``self`` is ``dyn`` here, so a rule naming a field the schema lacks fails when evaluated
-rather than when the CRD is created).
+Not reproduced: the formats beyond those listed in :data:`_FORMATS`, the scale subresource's checks,
+embedded resources' metadata, and the rules' typed environment (``self`` is ``dyn`` here, so a rule naming a
+field the schema lacks fails when evaluated rather than when the CRD is created).
 """
 
 from __future__ import annotations
@@ -262,6 +261,7 @@ class _Schema:
         if types and not (kind in types or (kind == "number" and float(value).is_integer() and "integer" in types)
                           or (kind == "integer" and "number" in types)):
             self._type_invalid(name, ",".join(types), kind)
+        self._composites(value, schema, name)
         if kind == "string":
             self._string(value, schema, name)
         elif kind in ("integer", "number"):
@@ -271,6 +271,48 @@ class _Schema:
         self._enum(value, schema, name)
         if kind == "object":
             self._object(value, schema, name, old, resource)
+
+    def _alternative(self, value: Any, schema: Any, name: str) -> list[FieldError]:
+        """The errors of the value against one alternative of anyOf, oneOf, allOf or not."""
+        errors: list[FieldError] = []
+        _Schema(errors, False).node(value, schema, name, _ABSENT)
+        return errors
+
+    def _composite(self, name: str, message: str) -> None:
+        """An error of anyOf, oneOf, allOf or not: not a field error of kube-openapi's, so the apiserver gives it
+        the nil path and an empty value."""
+        self.errors.append(validation.invalid("<nil>", "", f"{validation._go_quote(name)} {message}"))
+
+    def _composites(self, value: Any, schema: Mapping[str, Any], name: str) -> None:
+        """schemaPropsValidator: anyOf, oneOf, allOf and not. Of the failing alternatives, the errors of the first
+        are kept (kube-openapi keeps those of the one that passed most checks, the first among equals)."""
+        any_of = [a for a in schema.get("anyOf") or () if isinstance(a, Mapping)]
+        if any_of:
+            results = [self._alternative(value, a, name) for a in any_of]
+            if all(results):
+                self._composite(name, "must validate at least one schema (anyOf)")
+                self.errors.extend(results[0])
+        one_of = [a for a in schema.get("oneOf") or () if isinstance(a, Mapping)]
+        if one_of:
+            results = [self._alternative(value, a, name) for a in one_of]
+            valid = sum(1 for r in results if not r)
+            if valid != 1:
+                found = "Found none valid" if valid == 0 else f"Found {valid} valid alternatives"
+                self._composite(name, f"must validate one and only one schema (oneOf). {found}")
+                if valid == 0:
+                    self.errors.extend(results[0])
+        all_of = [a for a in schema.get("allOf") or () if isinstance(a, Mapping)]
+        if all_of:
+            results = [self._alternative(value, a, name) for a in all_of]
+            for result in results:
+                self.errors.extend(result)
+            failed = sum(1 for r in results if r)
+            if failed:
+                self._composite(name, "must validate all the schemas (allOf)"
+                                + (". None validated" if failed == len(results) else ""))
+        not_schema = schema.get("not")
+        if isinstance(not_schema, Mapping) and not self._alternative(value, not_schema, name):
+            self._composite(name, "must not validate the schema (not)")
 
     def _type_invalid(self, name: str, expected: str, actual: str) -> None:
         message = f'{name} in body must be of type {expected}: "{actual}"'
