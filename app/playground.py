@@ -178,6 +178,10 @@ def explained(values: Mapping[str, str], response: dict[str, Any]) -> dict[str, 
             if b.get("matched") and not b.get("evaluations") and "no params found" in text:
                 diagnostics.append(f"binding {b.get('name')!r}: its paramRef finds no params "
                                    f"({_param_outcome(text)})")
+    diagnostics.extend(f"MutatingAdmissionPolicy {m.get('name')!r} has no binding: it is never evaluated"
+                       for m in response.get("mutatingPolicies") or [] if isinstance(m, Mapping)
+                       and not m.get("bindings") and "no binding names this policy, so it is never evaluated"
+                       in (m.get("explanation") or []))
     diagnostics.extend(_operation_diagnostics(values, response))
     counts: dict[str, int] = {}
     for r in rejected:

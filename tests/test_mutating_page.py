@@ -121,6 +121,8 @@ spec:
     page = _page(module_client, "failed-test-operation-leaves-the-object-unchanged", policy=policy)
     lonely = _section(page, "data-mutating-policy", "lonely")
     assert "No binding names this policy, so it is never evaluated" in lonely
+    assert "<li data-diagnostic>MutatingAdmissionPolicy &#39;lonely&#39; has no binding: it is never evaluated</li>" \
+        in page  # listed with the other diagnostics, counted in the banner
     assert 'data-refused-mutating="refused"' in page
     spec = policy.index("spec:", policy.index("{name: refused}"))  # a missing field: at the mapping that lacks it
     line = policy.count("\n", 0, spec) + 1
