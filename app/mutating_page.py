@@ -62,8 +62,9 @@ def _binding(record: Mapping[str, Any]) -> dict[str, Any]:
     explanation = [str(x) for x in record.get("explanation") or []]
     evaluations = [_evaluation(e) for e in record.get("evaluations") or [] if isinstance(e, Mapping)]
     reason = ""
-    if not evaluations and not record.get("errors"):
+    if not evaluations and not record.get("errors"):  # as for a policy: the last word is the reason
         reason = _capitalized(explanation[-1]) if explanation else "Not evaluated."
+        explanation = explanation[:-1]
     return {"name": str(record.get("name") or ""), "matched": bool(record.get("matched")),
             "explanation": explanation, "reason": reason, "errors": list(record.get("errors") or []),
             "evaluations": evaluations, "changeCount": sum(e["changeCount"] for e in evaluations)}

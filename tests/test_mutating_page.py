@@ -163,3 +163,15 @@ def test_each_mutation_folds_the_object_after_it(module_client) -> None:
     after = mutation[mutation.index("data-mutation-object"):]
     assert "The object after it" in after
     assert "&#34;imagePullPolicy&#34;: &#34;IfNotPresent&#34;" in after  # with the defaulting that followed it
+
+
+def test_a_binding_whose_match_resources_leave_the_request_out_says_so(module_client) -> None:
+    policy = SCENARIOS["failed-test-operation-leaves-the-object-unchanged"].data["input"]["policy"].replace(
+        "spec: {policyName: guarded}",
+        "spec: {policyName: guarded, matchResources: {objectSelector: {matchLabels: {inject: 'yes'}}}}")
+    page = _page(module_client, "failed-test-operation-leaves-the-object-unchanged", policy=policy)
+    binding = _section(page, "data-binding", "guarded")
+    assert 'data-matched="false"' in binding
+    assert re.search(r'data-reason>The request is not in the binding&#39;s matchResources</p>', binding)
+    assert binding.count("not in the binding&#39;s matchResources") == 1  # the reason, not the explanation again
+    assert "data-round" not in binding
