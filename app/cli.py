@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from . import check, check_output, testrun
+from . import check, check_output, front, testrun
 from .vap import decision, evaluate
 from .vap.documents import PANES
 from .vap.evaluate import InputError
@@ -284,8 +284,6 @@ def run_check(args: argparse.Namespace) -> int:
 def run_serve(args: argparse.Namespace) -> int:
     """The front on host:port, reading each request whole within its time bounds, and gunicorn behind it
     (app/front.py)."""
-    from . import front
-
     return front.serve(args.host, args.port, workers=args.workers, quiet=args.quiet)
 
 
