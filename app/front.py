@@ -32,7 +32,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 # Configuration names and defaults (PLAYGROUND_<NAME> in the environment).
@@ -410,14 +409,3 @@ async def _answers(socket_path: str) -> bool:
         return False
     writer.close()
     return True
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m app.front HOST PORT``: the front and gunicorn behind it (what `admission-playground serve` runs)."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    host, port = (args + ["127.0.0.1", "8000"])[:2] if len(args) < 2 else args[:2]
-    return serve(host, int(port))
-
-
-if __name__ == "__main__":
-    sys.exit(main())
