@@ -39,7 +39,7 @@ def wants_reinvocation(state: RequestState) -> bool:
 
 
 def _round(state: RequestState, stored: Stored, round_: int) -> StageRecord:
-    if not stored.mutating_policies:
+    if not stored.mutating_policies and not stored.mutating_bindings:
         return StageRecord(PLUGIN, NOTHING_TO_DO, details={"policies": [], "round": round_})
     earlier = state.stage(PLUGIN) if round_ > 1 else None
     reinvocation = earlier.details["reinvocation"] if earlier is not None else mutating.Reinvocation()

@@ -414,6 +414,14 @@ def _invocations(policies: Sequence[Loaded], bindings: Sequence[Loaded], attrs: 
             if first:
                 brecord["explanation"].extend(params.explanation)
             out.extend(_Invocation(policy, binding, compiled, match, param, brecord) for param in params.params)
+    if first:  # bindings naming a policy that does not exist bind nothing (the dispatcher never sees them)
+        names = {(p.static, p.name) for p in policies}
+        for (static, name), named in sorted(by_policy.items()):
+            if (static, name) not in names:
+                outcome.policies.extend({
+                    "name": name, "matched": False, "missing": True, "bindings": [],
+                    "explanation": [f"binding {b.name!r} names policy {name!r}, which does not exist: it is ignored"],
+                } for b in named)
     return out
 
 
