@@ -367,3 +367,15 @@ _ONE_OF = {"type": "object", "properties": {"spec": {"type": "object", "properti
 def test_composite_schemas(schema, obj, expected):
     found = crd_validation.validate(obj, None, schema, (1, 34))
     assert {e.message for e in found.errors} == expected
+
+
+@pytest.mark.parametrize(("items", "expected"), [
+    # kube-openapi's uniqueItems (slice_validator.go, DuplicateItems), found in linear time
+    ([1, 2, 1], ['l: Invalid value: "": l in body shouldn\'t contain duplicates']),
+    ([1, True, "1", [1], {"a": 1}], []),
+    ([{"a": 1}, {"a": 1}], ['l: Invalid value: "": l in body shouldn\'t contain duplicates']),
+    (list(range(20000)), []),
+])
+def test_unique_items(items, expected):
+    schema = {"type": "object", "properties": {"l": {"type": "array", "uniqueItems": True}}}
+    assert [e.message for e in crd_validation.validate({"l": items}, None, schema, (1, 34)).errors] == expected

@@ -375,7 +375,7 @@ class _Schema:
         maximum = schema.get("maxItems")
         if isinstance(maximum, int) and size > maximum:
             self.errors.append(validation.too_many(self._field(name), size, maximum))
-        if schema.get("uniqueItems") and any(_same(a, b) for i, a in enumerate(value) for b in value[i + 1:]):
+        if schema.get("uniqueItems") and _non_unique(value):
             self._invalid(name, "", f"{name} in body shouldn't contain duplicates")
 
     def _enum(self, value: Any, schema: Mapping[str, Any], name: str) -> None:
