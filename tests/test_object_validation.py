@@ -379,3 +379,17 @@ def test_composite_schemas(schema, obj, expected):
 def test_unique_items(items, expected):
     schema = {"type": "object", "properties": {"l": {"type": "array", "uniqueItems": True}}}
     assert [e.message for e in crd_validation.validate({"l": items}, None, schema, (1, 34)).errors] == expected
+
+
+@pytest.mark.parametrize(("pattern", "value", "expected"), [
+    # TestValidateCustomResource "invalid regex": the pattern with Go's parse error
+    ("+", "foo", ["field: Invalid value: \"foo\": field in body should match '+, but pattern is invalid: error "
+                  "parsing regexp: missing argument to repetition operator: `+`'"]),
+    # Go's regexp is unanchored, and linear (RE2): a pattern that backtracks badly elsewhere answers at once
+    ("o", "foo", []),
+    ("^(a+)+$", "a" * 5000 + "b", ["field: Invalid value: \"" + "a" * 5000 + "b\": field in body should match "
+                                   "'^(a+)+$'"]),
+])
+def test_pattern(pattern, value, expected):
+    schema = {"type": "object", "properties": {"field": {"type": "string", "pattern": pattern}}}
+    assert [e.message for e in crd_validation.validate({"field": value}, None, schema, (1, 34)).errors] == expected

@@ -42,6 +42,7 @@ from google.protobuf import duration_pb2, timestamp_pb2
 
 from .. import cel, validation
 from ..cel import library
+from ..cel.library import regex
 from ..fast import cost as fast_cost
 from ..schemas.validate import openapi_kind
 from ..validation import FieldError
@@ -327,8 +328,9 @@ class _Schema:
         if isinstance(minimum, int) and length < minimum:
             self._invalid(name, value, f"{name} in body should be at least {minimum} chars long")
         pattern = schema.get("pattern")
-        if isinstance(pattern, str) and pattern and not _pattern_matches(pattern, value):
-            self._invalid(name, value, f"{name} in body should match '{pattern}'")
+        failed = _pattern_error(pattern, value) if isinstance(pattern, str) and pattern else None
+        if failed is not None:
+            self._invalid(name, value, f"{name} in body should match '{failed}'")
         fmt = schema.get("format")
         if isinstance(fmt, str) and fmt in _SUPPORTED_FORMATS and fmt in _FORMATS and not _FORMATS[fmt](value):
             message = f"{name} in body must be of type {fmt}: {validation._go_quote(value)}"
@@ -441,17 +443,14 @@ def _enum_equal(value: Any, allowed: Any) -> bool:
     return _same(value, allowed)
 
 
-@lru_cache(maxsize=256)
-def _compiled_pattern(pattern: str) -> re.Pattern[str] | None:
+def _pattern_error(pattern: str, value: str) -> str | None:
+    """What kube-openapi's Pattern says of a string: nothing when it matches (Go's regexp, unanchored: RE2 here),
+    the pattern, or the pattern with Go's parse error when it does not compile."""
     try:
-        return re.compile(pattern)
-    except re.error:
-        return None
-
-
-def _pattern_matches(pattern: str, value: str) -> bool:
-    compiled = _compiled_pattern(pattern)
-    return compiled is None or compiled.search(value) is not None
+        compiled = regex.compile_go(pattern)
+    except regex.RegexSyntaxError as exc:
+        return f"{pattern}, but pattern is invalid: {exc.go_text}"
+    return None if compiled.search(value) is not None else pattern
 
 
 # --------------------------------------------------------------------------------------------

@@ -85,6 +85,7 @@ _RE2_TO_GO = {
     "invalid character class": "invalid character class",
     "invalid character class range": "invalid character class range",
     "missing argument to repetition operator": "missing argument to repetition operator",
+    "no argument for repetition operator": "missing argument to repetition operator",  # google-re2's words
     "bad repetition operator": "invalid nested repetition operator",
     "invalid repetition size": "invalid repeat count",
     "invalid perl operator": "invalid or unsupported Perl syntax",
