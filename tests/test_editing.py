@@ -4,6 +4,8 @@ app/editing.py)."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from app.vap import admission
@@ -325,3 +327,18 @@ def test_a_blank_line_after_a_block_scalar_is_in_it_only_when_indented_under_it(
     assert "matchConditions" in offered(text, 7, 3)  # at spec's keys: a key of spec
     assert offered(text, 7, 7) == []  # under the expression: its text (nothing typed yet)
     assert offered(text + "      o", 8, 8) == ["object", "oldObject"]
+
+
+@pytest.mark.parametrize("text", [
+    "a" + " " * 200_000 + "x",  # a key pattern that could backtrack over the spaces
+    " - " * 20_000 + "x x",  # list markers that could be split many ways
+    'expression: "' + "a." * 50_000 + " x",  # a member chain searched from every position
+    "- " * 20_000 + "expression: " + "o." * 20_000 + ".",
+])
+def test_long_lines_are_answered_quickly(text):
+    doc = "apiVersion: v1\nkind: ConfigMap\ndata:\n  " + text
+    started = time.monotonic()
+    for column in (len(text) + 3, len(text) // 2):
+        complete({"policy": doc}, "policy", 4, column, "1.34")
+        hover({"policy": doc}, "policy", 4, column, "1.34")
+    assert time.monotonic() - started < 3

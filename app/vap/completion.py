@@ -43,6 +43,8 @@ Step = str | int
 CEL_FIELDS = frozenset({"expression", "messageExpression", "valueExpression"})
 CRD_PANES = ("policy", "binding", "params", "namespace")  # where an evaluation reads CRDs from
 MAX_ITEMS = 500
+MAX_KEY = 1024  # characters of a line searched for a key (a key longer than that is not completed)
+MAX_CHAIN = 512  # characters of an expression read before the cursor for its member chain (searches are quadratic)
 
 # The values API validation accepts for fields whose OpenAPI schema lists none, by definition (its last name)
 # and field: k8s.io/kubernetes/pkg/apis/admissionregistration/validation and the label selector's operators.
@@ -241,7 +243,7 @@ def line_events(text: str) -> list[Event]:
         m += 1
         while m < len(text) and text[m] in " \t":
             m += 1
-    found = _KEY.match(text, m) if text[m:m + 1] != "#" else None
+    found = _KEY.match(text[:m + MAX_KEY], m) if text[m:m + 1] != "#" else None  # (bounded: the pattern is lazy)
     if found:
         value = text[found.end():].strip()
         events.append(Event(m, _unquote(found.group(1)), "" if value.startswith("#") else value,
@@ -373,7 +375,7 @@ class Completion:
                 "items": [i.to_json() for i in self.items[:MAX_ITEMS]]}
 
 
-_PARTIAL_KEY = re.compile(r"^((?:[ ]*-[ ]+)*[ ]*)([\w.\-/]*)$")
+_PARTIAL_KEY = re.compile(r"^([ ]*(?:-[ ]+)*)([\w.\-/]*)$")  # (one way to match: no backtracking blow-up)
 _VALUE = re.compile(r"^(?P<head>[ ]*(?:-[ ]+)*)(?P<key>[\w.\-/]+|\"[^\"]*\"|'[^']*')[ \t]*:[ \t]+(?P<value>.*)$")
 _CHAIN = re.compile(r"([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*|\[[^\[\]]*\])*)\.(\w*)$")
 _STEP = re.compile(r"\.(\w+)|\[[^\]]*\]")
@@ -550,6 +552,7 @@ def _expression(lines: Sequence[str], row: int, before: str, line: int, context:
     doc = _policy(lines, row)
     spec = doc.get("spec") if isinstance(doc.get("spec"), Mapping) else {}
     end = len(before) + 1
+    before = before[-MAX_CHAIN:]
     chain = _CHAIN.search(before)
     if chain is None:
         word = _WORD.search(before)
@@ -582,9 +585,10 @@ def _member_doc(lines: Sequence[str], row: int, column: int, line: int, context:
     end = column - 1
     while end < len(text) and (text[end].isalnum() or text[end] == "_"):
         end += 1
-    chain = _CHAIN.search(text[:end])
+    start = max(end - MAX_CHAIN, 0)
+    chain = _CHAIN.search(text, start, end)
     if chain is None or not chain.group(3) or column - 1 < chain.start(3) - 1:
-        word = _WORD.search(text[:end])
+        word = _WORD.search(text, start, end)
         if word is None or word.group(0) not in _ROOTS or column - 1 < word.start():
             return None
         return {"path": word.group(0), "name": word.group(0), "type": "root", "description": _ROOTS[word.group(0)],
