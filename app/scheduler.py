@@ -157,12 +157,14 @@ class Kept:
     ``max_bytes``; a job being computed is computed once, the other askers waiting for its result.
 
     A kept outcome is a result or an exception that stands for one (an evaluation stopped at its bound:
-    the same input stops again)."""
+    the same input stops again), the exception for ``stop_seconds`` only: a busy machine may have stretched it."""
 
-    def __init__(self, max_bytes: int) -> None:
+    def __init__(self, max_bytes: int, stop_seconds: float = 60.0) -> None:
         self.max_bytes = max_bytes
+        self.stop_seconds = stop_seconds
         self._lock = threading.Lock()
         self._entries: OrderedDict[str, tuple[bool, Any, int]] = OrderedDict()  # key -> (ok, value, size)
+        self._stopped_at: dict[str, float] = {}  # key -> when its stop was kept
         self._size = 0
         self._running: dict[str, threading.Event] = {}
         self.computed = 0  # jobs computed (not answered from memory): for tests and the docs' figures
@@ -173,6 +175,10 @@ class Kept:
         while True:
             with self._lock:
                 entry = self._entries.get(key)
+                if entry is not None and not entry[0] and time.monotonic() - self._stopped_at.get(key, 0) > \
+                        self.stop_seconds:
+                    self._drop(key)
+                    entry = None
                 if entry is not None:
                     self._entries.move_to_end(key)
                     return _outcome(entry)
@@ -205,14 +211,20 @@ class Kept:
         if size > self.max_bytes:
             return
         with self._lock:
-            old = self._entries.pop(key, None)
-            if old is not None:
-                self._size -= old[2]
+            self._drop(key)
             self._entries[key] = (ok, value, size)
             self._size += size
+            if not ok:
+                self._stopped_at[key] = time.monotonic()
             while self._size > self.max_bytes and self._entries:
-                _, (_, _, dropped) = self._entries.popitem(last=False)
-                self._size -= dropped
+                self._drop(next(iter(self._entries)))
+
+    def _drop(self, key: str) -> None:
+        """Forget a kept outcome (the lock held)."""
+        old = self._entries.pop(key, None)
+        if old is not None:
+            self._size -= old[2]
+        self._stopped_at.pop(key, None)
 
     def __len__(self) -> int:
         with self._lock:

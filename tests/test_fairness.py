@@ -6,6 +6,8 @@ gunicorn behind it, evaluation workers, rate limits on.
   scheduler gives the costly client at most its share of the workers (app/scheduler.py).
 - 64 slow connections sending a header line every 5 seconds: normal requests are answered within 3 seconds, since
   the front reads requests before gunicorn sees them, and the slow ones are closed at the header bound (408).
+- Exports of a large shared scenario: written in an evaluation worker, once, not in the server process (four
+  parallel downloads of a 233 KB share once cost the server process 870 ms of CPU each, under the GIL).
 """
 
 from __future__ import annotations
@@ -71,11 +73,68 @@ def served(tmp_path_factory):
         while _post(port, "/api/v1/evaluate", small, "192.0.2.254", timeout=10)[0] != 200:
             assert server.poll() is None and time.monotonic() < deadline, "the server did not start"
             time.sleep(0.3)
+        _session[port] = server.pid  # the server's session: its gunicorn processes are found by it
         yield port
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(server.pid, signal.SIGTERM)
         server.wait(30)
+
+
+_session: dict[int, int] = {}
+
+
+def _gunicorn_cpu_seconds(port: int) -> float:
+    """The CPU time the server's gunicorn processes (the arbiter and its worker, where the app runs) have used; the
+    evaluation workers, forked from the fork server, are not among them."""
+    ticks = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                if b"gunicorn" not in cmdline.read():
+                    continue
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == _session[port]:  # the session id (the fourth field after the name)
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def test_exports_of_a_large_share_are_written_in_a_worker_once(served):
+    # some 80 KB, written in some 0.07 s: under EVALUATION_SLOW_SECONDS, so that a busy test machine does not stretch
+    # the export's time in its worker, which a larger one would spend at the lowest priority
+    labels = {f"label-{i}": f"value-{i}" for i in range(3000)}
+    scenario = {"policy": "", "object": {"apiVersion": "v1", "kind": "ConfigMap",
+                                         "metadata": {"name": "big", "labels": labels}}}
+    status, _ = _post(served, "/api/v1/scenarios", json.dumps(scenario).encode(), "198.51.100.99")
+    assert status == 201
+    conn = http.client.HTTPConnection("127.0.0.1", served, timeout=30)
+    conn.request("POST", "/api/v1/scenarios", body=json.dumps(scenario), headers={"Content-Type": "application/json",
+                                                                                   "X-Forwarded-For": "198.51.100.99"})
+    scenario_id = json.loads(conn.getresponse().read())["id"]
+    conn.close()
+    before = _gunicorn_cpu_seconds(served)
+    answers: list[tuple[int, bytes]] = []
+
+    def download(i: int) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", served, timeout=30)
+        conn.request("GET", f"/api/v1/scenarios/{scenario_id}/export", headers={"X-Forwarded-For": f"198.51.100.{i}"})
+        response = conn.getresponse()
+        answers.append((response.status, response.read()))
+        conn.close()
+
+    threads = [threading.Thread(target=download, args=(i + 10,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    used = _gunicorn_cpu_seconds(served) - before
+    assert [status for status, _ in answers] == [200] * 4, answers[0][1][:300]
+    assert len({text for _, text in answers}) == 1
+    assert b"label-2999: value-2999" in answers[0][1] and len(answers[0][1]) > 80_000
+    assert used < 0.15, used  # the server process passed a file along; writing it (4 x 0.07 s) was a worker's, once
 
 
 def _probe(port: int, seconds: float, clients: int) -> list[tuple[int, float]]:
