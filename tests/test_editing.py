@@ -342,3 +342,11 @@ def test_long_lines_are_answered_quickly(text):
         complete({"policy": doc}, "policy", 4, column, "1.34")
         hover({"policy": doc}, "policy", 4, column, "1.34")
     assert time.monotonic() - started < 3
+
+
+def test_a_variable_naming_a_field_completes_as_that_field():
+    text = POLICY.replace("    expression: object.spec.replicas", "    expression: object.spec.template") \
+        .replace("  - expression: variables.", "  - expression: variables.replicas.")
+    line = line_of(text, "  - expression: variables.replicas.")
+    labels = set(offered(text, line, len("  - expression: variables.replicas.") + 1))
+    assert {"metadata", "spec"} <= labels and "replicas" not in labels  # a PodTemplateSpec's fields

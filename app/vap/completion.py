@@ -380,6 +380,7 @@ _VALUE = re.compile(r"^(?P<head>[ ]*(?:-[ ]+)*)(?P<key>[\w.\-/]+|\"[^\"]*\"|'[^'
 _CHAIN = re.compile(r"([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*|\[[^\[\]]*\])*)\.(\w*)$")
 _STEP = re.compile(r"\.(\w+)|\[[^\]]*\]")
 _WORD = re.compile(r"[A-Za-z_]\w*$")
+_ALIAS = re.compile(r"\s*(object|oldObject|params|request|namespaceObject)((?:\.[A-Za-z_]\w*)*)\s*$")
 _BARE_WORD = re.compile(r"^[ ]*(?:-[ ]+)*[\w.\-/]+[ ]*$")
 
 
@@ -616,9 +617,16 @@ def _roots(spec: Mapping[str, Any]) -> list[str]:
 def _members(root: str, steps: Sequence[Step], spec: Mapping[str, Any], context: Context) -> list[Item]:
     """The fields after ``root.steps.``, from the type the root has in the policy."""
     if root == "variables":
-        variables = spec.get("variables") if isinstance(spec.get("variables"), list) else []
-        return [Item(str(v["name"]), str(v["name"]), "variable", str(v.get("expression", "")))
-                for v in variables if isinstance(v, Mapping) and isinstance(v.get("name"), str)] if not steps else []
+        given = spec.get("variables") if isinstance(spec.get("variables"), list) else []
+        variables = [v for v in given if isinstance(v, Mapping) and isinstance(v.get("name"), str)]
+        if not steps:
+            return [Item(str(v["name"]), str(v["name"]), "variable", str(v.get("expression", ""))) for v in variables]
+        # a variable that names a field (object.spec.template) has that field's type
+        named = next((v for v in variables if v["name"] == steps[0]), None)
+        alias = _ALIAS.match(str(named.get("expression", ""))) if named is not None else None
+        if alias is None or alias.group(1) == "variables":
+            return []
+        return _members(alias.group(1), [*alias.group(2).split(".")[1:], *steps[1:]], spec, context)
     if root in ("request", "namespaceObject"):
         messages = admission_messages()
         message = "AdmissionRequest" if root == "request" else "Namespace"
