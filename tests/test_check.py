@@ -216,8 +216,14 @@ def _cluster_dump() -> str:
                                  "managedFields": [{"manager": "kubectl", "operation": "Apply"}]})
         if item["kind"] == "ValidatingAdmissionPolicy":
             item["status"] = {"observedGeneration": 1, "typeChecking": {}}
+    # a MutatingAdmissionPolicy the cluster stores (so valid), for a resource the manifests do not hold
     items.append({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingAdmissionPolicy",
-                  "metadata": {"name": "defaults"}, "spec": {}})
+                  "metadata": {"name": "defaults"},
+                  "spec": {"matchConstraints": {"resourceRules": [{"apiGroups": ["coordination.k8s.io"],
+                                                                   "apiVersions": ["v1"], "operations": ["CREATE"],
+                                                                   "resources": ["leases"]}]},
+                           "reinvocationPolicy": "Never",
+                           "mutations": [{"patchType": "JSONPatch", "jsonPatch": {"expression": "[]"}}]}})
     return yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items, "metadata": {"resourceVersion": ""}},
                           sort_keys=False)
 
