@@ -393,3 +393,27 @@ def test_unique_items(items, expected):
 def test_pattern(pattern, value, expected):
     schema = {"type": "object", "properties": {"field": {"type": "string", "pattern": pattern}}}
     assert [e.message for e in crd_validation.validate({"field": value}, None, schema, (1, 34)).errors] == expected
+
+
+_EMBEDDED = {"type": "object", "properties": {"template": {
+    "type": "object", "x-kubernetes-embedded-resource": True, "x-kubernetes-preserve-unknown-fields": True}}}
+
+
+@pytest.mark.parametrize(("template", "expected"), [
+    # validateEmbeddedResource (apiextensions-apiserver pkg/apiserver/schema/objectmeta/validation.go)
+    ({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}, []),
+    ({"metadata": {}}, ["template.apiVersion: Required value", "template.kind: Required value"]),
+    ({"apiVersion": "", "kind": 5}, ['template.apiVersion: Invalid value: "": must not be empty',
+                                     "template.kind: Invalid value: 5: must be a string"]),
+    ({"apiVersion": "a/b/c", "kind": "Pod_x"},
+     ['template.apiVersion: Invalid value: "a/b/c": unexpected GroupVersion string: a/b/c',
+      'template.kind: Invalid value: "Pod_x": may have mixed case, but should otherwise match: a DNS-1035 label '
+      "must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with "
+      "an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is "
+      "'[a-z]([-a-z0-9]*[a-z0-9])?')"]),
+    ({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a/b"}},
+     ["template.metadata.name: Invalid value: \"a/b\": may not contain '/'"]),
+])
+def test_embedded_resources(template, expected):
+    found = crd_validation.validate({"template": template}, None, _EMBEDDED, (1, 34))
+    assert [e.message for e in found.errors] == expected

@@ -20,8 +20,8 @@ On an UPDATE, with CRDValidationRatcheting (on by default from Kubernetes 1.30):
 the update left as it was is dropped, a failed rule that does not read ``oldSelf`` on such a value is a
 warning instead of an error, and list-type errors count only when the stored object had none.
 
-Not reproduced: the formats beyond those listed in :data:`_FORMATS`, the scale subresource's checks,
-embedded resources' metadata, and the rules' typed environment (``self`` is ``dyn`` here, so a rule naming a
+Not reproduced: the formats beyond those listed in :data:`_FORMATS`, the scale subresource's checks, and
+the rules' typed environment (``self`` is ``dyn`` here, so a rule naming a
 field the schema lacks fails when evaluated rather than when the CRD is created).
 """
 
@@ -46,6 +46,7 @@ from ..cel.library import regex
 from ..fast import cost as fast_cost
 from ..schemas.validate import openapi_kind
 from ..validation import FieldError
+from . import builtin_validation
 
 PER_CALL_LIMIT = 1_000_000  # k8s.io/apiserver/pkg/apis/cel PerCallLimit
 RUNTIME_BUDGET = 10_000_000  # RuntimeCELCostBudget
@@ -81,6 +82,7 @@ def validate(obj: Mapping[str, Any], old: Mapping[str, Any] | None, root: Mappin
     _Schema(schema_errors, ratcheting).node(obj, root, "", previous, resource=True)
     out.errors.extend(schema_errors)
     out.checked.append("the CustomResourceDefinition's schema")
+    out.errors.extend(_embedded(None, obj, root))
     list_errors = list(_list_types(None, root, obj))
     if list_errors:
         out.checked.append("x-kubernetes-list-type uniqueness")
@@ -470,6 +472,54 @@ def _correlated_items(schema: Mapping[str, Any], value: list[Any], old: Any) -> 
 
     by_key = {key_of(item): item for item in old if isinstance(item, Mapping)}
     return lambda i: by_key.get(key_of(value[i]), _ABSENT)
+
+
+# --------------------------------------------------------------------------------------------
+# Embedded resources (pkg/apiserver/schema/objectmeta/validation.go)
+
+
+def _embedded(path: str | None, value: Any, schema: Any) -> Iterator[FieldError]:
+    """The type and object metadata of every ``x-kubernetes-embedded-resource`` value below the root."""
+    if not isinstance(schema, Mapping):
+        return
+    if isinstance(value, Mapping):
+        if schema.get("x-kubernetes-embedded-resource"):
+            yield from _embedded_resource(path, value)
+        properties = schema.get("properties")
+        properties = properties if isinstance(properties, Mapping) else {}
+        additional = schema.get("additionalProperties")
+        for key, child in value.items():
+            if key in properties:
+                yield from _embedded(_child(path, key), child, properties[key])
+            elif isinstance(additional, Mapping):
+                yield from _embedded(_key(path, key), child, additional)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _embedded(_index(path, i), item, schema.get("items"))
+
+
+def _embedded_resource(path: str | None, value: Mapping[str, Any]) -> Iterator[FieldError]:
+    """validateEmbeddedResource: apiVersion and kind required and well formed; the metadata as
+    ValidateObjectMeta checks it, with path-segment names (an absent name is not required)."""
+    for key in ("apiVersion", "kind"):
+        if key not in value:
+            yield validation.required(_child(path, key))
+    for key, child in value.items():
+        at = _child(path, key)
+        if key in ("apiVersion", "kind"):
+            if not isinstance(child, str):
+                yield validation.invalid(at, child, "must be a string")
+            elif not child:
+                yield validation.invalid(at, child, "must not be empty")
+            elif key == "apiVersion" and child.count("/") > 1:
+                yield validation.invalid(at, child, f"unexpected GroupVersion string: {child}")
+            elif key == "kind" and (errors := validation.name_is_dns1035_label(child.lower(), False)):
+                yield validation.invalid(at, child, "may have mixed case, but should otherwise match: "
+                                         + ",".join(errors))
+        elif key == "metadata" and isinstance(child, Mapping):
+            md = {**child, "name": child.get("name") or "fakename"}
+            yield from builtin_validation.object_meta(md, bool(child.get("namespace")), validation.path_segment_name,
+                                                      at)
 
 
 # --------------------------------------------------------------------------------------------
