@@ -333,15 +333,15 @@
     cm.setOption("mode", "yaml-cel");
     cm.setOption("gutters", (cm.getOption("gutters") || []).concat(["CodeMirror-lint-markers"]));
     cm.setOption("lint", {getAnnotations: annotations, lintOnChange: false, tooltips: true});
-    cm.addKeyMap({
+    cm.addKeyMap(CodeMirror.normalizeKeyMap({
       "Ctrl-Space": complete,
       "Cmd-Space": complete,
       "Ctrl-Shift-Space": explainAtCursor,
-      "Esc": function (editor) {
+      "Esc": function () {
         hideTooltip();
         return CodeMirror.Pass;
       }
-    });
+    }));
     cm.on("inputRead", onInput);
     cm.on("change", function () { hideTooltip(); scheduleLint(); });
     cm.on("blur", hideTooltip);

@@ -108,3 +108,19 @@ def test_object_completes_inside_an_expression(page, screenshot):
     assert value(page).endswith("  - expression: object.spec.replicas\n")
     cel = page.locator(f"{POLICY} .cm-cel-root", has_text="object")
     assert cel.count() >= 1  # CEL highlighted inside the expression field
+
+
+def test_the_documentation_at_the_cursor_is_read_out_from_the_keyboard(page):
+    page.goto("/")
+    editor = page.locator(POLICY)
+    line = editor.evaluate("el => el.CodeMirror.getValue().split('\\n').indexOf('  failurePolicy: Fail')")
+    editor.evaluate(f"el => {{ el.CodeMirror.focus(); el.CodeMirror.setCursor({{line: {line}, ch: 4}}); }}")
+    page.keyboard.press("Control+Shift+Space")
+    page.locator(".field-doc").wait_for()
+    announcer = page.locator("#editor-help-announcer")
+    assert announcer.get_attribute("aria-live") == "polite"
+    page.wait_for_function("document.getElementById('editor-help-announcer').textContent.length > 0")
+    said = announcer.inner_text()
+    assert said.startswith("ValidatingAdmissionPolicy.spec.failurePolicy, string: failurePolicy defines"), said
+    page.keyboard.press("Escape")
+    page.locator(".field-doc").wait_for(state="detached")
