@@ -84,7 +84,6 @@ def _validated(state: RequestState, stored: Stored) -> StageRecord:
     group, _, _ = str(obj.get("apiVersion") or "").rpartition("/")
     kind = str(obj.get("kind") or "")
     schema = decoding.kind_schema(obj, stored.schemas)
-    custom = schema is not None and schema.custom
     if schema is None:  # a custom resource whose CRD is not pasted (every built-in kind has a schema)
         return _NOTHING
     if group in _VIRTUAL_GROUPS and kind.endswith("Review"):
@@ -101,8 +100,7 @@ def _validated(state: RequestState, stored: Stored) -> StageRecord:
             errors += builtin_validation.object_meta(md, attrs.namespaced, path_segment_name)
             errors += builtin_validation.object_meta_update(md, old_md)
             checked.append("metadata (update)")
-        if custom:
-            assert schema is not None
+        if schema.custom:
             if old is not None:
                 errors += builtin_validation.object_meta_update(md, _metadata(old, namespace))
             else:
@@ -118,9 +116,8 @@ def _validated(state: RequestState, stored: Stored) -> StageRecord:
                 errors += builtin_validation.object_meta(md, attrs.namespaced,
                                                          builtin_validation.name_function(group, kind))
                 checked.append("metadata")
-            pod = builtin_validation.pod_spec_errors(obj, group, kind)
             if (group, kind) in builtin_validation.POD_SPECS and attrs.subresource == "":
-                errors += pod
+                errors += builtin_validation.pod_spec_errors(obj, group, kind)
                 checked.append("the pod spec's containers")
         if not errors and old is None:  # BeforeCreate: the generic check, once the kind's passed
             errors += builtin_validation.object_meta(md, attrs.namespaced, path_segment_name)
