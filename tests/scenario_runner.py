@@ -81,6 +81,8 @@ KYVERNO_KEYS = frozenset({"match", "exclude", "spec", "kind", "namespace"})
 # The HTTP code that goes with each reason a policy denial can carry (NotFound: a missing Namespace).
 REASON_CODES = {"Forbidden": 403, "Invalid": 422, "RequestEntityTooLarge": 413, "NotFound": 404}
 VALIDATION_FAILURE_KEY = "validation.policy.admission.k8s.io/validation_failure"
+# the PodSecurity plugin's audit annotations (every Pod it evaluates gets its enforce-policy annotation)
+POD_SECURITY_PREFIX = "pod-security.kubernetes.io/"
 VALIDATION_FAILURE_FIELDS = ["message", "policy", "binding", "expressionIndex", "validationActions"]
 
 POLICY_KIND = "ValidatingAdmissionPolicy"
@@ -589,7 +591,7 @@ def check_plain_scenario(scenario: Scenario) -> list[str]:
                     err(f"audit annotation {key} must be a string")
                 elif key == VALIDATION_FAILURE_KEY:
                     errs.extend(f"{where}: {m}" for m in _check_validation_failure(value, policies, bindings))
-                elif key.split("/", 1)[0] not in policies:
+                elif key.split("/", 1)[0] not in policies and not key.startswith(POD_SECURITY_PREFIX):
                     err(f"audit annotation {key!r} does not start with a policy name")
 
     _check_problems_and_checks(expect, err)

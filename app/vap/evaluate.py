@@ -387,7 +387,7 @@ def _decided(state: admission.RequestState, stored: admission.Stored, response: 
         allowed=ended is None,
         status=ended.status if ended is not None else None,
         warnings=tuple(decision.finish_warnings([w for stage in state.stages for w in stage.warnings])),
-        audit_annotations=policies.audit_annotations,
+        audit_annotations={k: v for stage in state.stages for k, v in stage.audit_annotations.items()},
         policies=tuple(policies.details["policies"]),
         mutating_policies=tuple(mutating_policies.details["policies"]) if mutating_policies is not None else (),
         webhooks=tuple(webhook_records),

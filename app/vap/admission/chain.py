@@ -40,6 +40,7 @@ from .plugins import (
     limit_ranger,
     limit_ranger_validate,
     namespace_lifecycle,
+    pod_security,
     priority,
     priority_validate,
     runtime_class,
@@ -66,7 +67,7 @@ _MODULES = (
     default_storage_class, storage_object_in_use_protection, runtime_class, default_ingress_class,
     mutating_policy, mutating_webhook, strategy,
     object_validation,
-    limit_ranger_validate, service_account_validate, priority_validate, runtime_class_validate,
+    limit_ranger_validate, service_account_validate, pod_security, priority_validate, runtime_class_validate,
     validating_policy, validating_webhook,
 )
 STAGES = tuple(Stage(m.PLUGIN, m.admit, m.not_reached) for m in _MODULES)
