@@ -28,6 +28,7 @@ import contextlib
 import ipaddress
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -357,6 +358,7 @@ def serve(host: str, port: int, *, workers: int | None = None, quiet: bool = Fal
     """Run the front on host:port and gunicorn behind it until either stops or a signal comes; gunicorn's exit
     status."""
     settings = Settings.from_environ()
+    _open_files(2 * settings.connections + 64)  # each connection may have gunicorn's beside it
     with tempfile.TemporaryDirectory(prefix="playground-front-") as private:
         os.chmod(private, 0o700)  # only this user reaches gunicorn, and only through the front
         socket_path = os.path.join(private, "gunicorn.sock")
@@ -370,6 +372,15 @@ def serve(host: str, port: int, *, workers: int | None = None, quiet: bool = Fal
                     server.wait(30)
                 except subprocess.TimeoutExpired:
                     server.kill()
+
+
+def _open_files(needed: int) -> None:
+    """Raise this process's bound on open files towards ``needed`` (as far as its hard bound allows)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
 
 
 async def _run(settings: Settings, socket_path: str, host: str, port: int, server: subprocess.Popen,
