@@ -316,7 +316,7 @@ def test_an_explanation_stops_at_its_cost_budget(monkeypatch):
 
 def test_an_explanation_stops_at_its_time(monkeypatch):
     kept_values.clear()
-    monkeypatch.setattr(validator, "_deadline", lambda begun, now: now - 1)
+    monkeypatch.setattr(validator, "_allowance", lambda begun, now: explain.Allowance(-1.0))
     assert _explained("object.spec.replicas <= params.maxReplicas") == [
         ": not evaluated: the explanation ran out of its time"]
 

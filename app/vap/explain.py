@@ -322,6 +322,14 @@ class Outcome:
     cost: int | None = None
 
 
+@dataclass(slots=True)
+class Allowance:
+    """The time an evaluation's explanations may spend evaluating, in all (compiling is not counted: its time
+    depends on what is cached already)."""
+
+    seconds: float
+
+
 Runner = Callable[[cel.Compiled], Outcome]  # evaluates a compiled part on the expression's values
 Wrap = Callable[[str], str]  # puts a part's text where it is evaluated (inside a macro: with its variable bound)
 
@@ -341,12 +349,12 @@ _VARIABLE = re.compile(r"variables\s*\.\s*([_a-zA-Z][_a-zA-Z0-9]*)")
 
 class _Explainer:
     def __init__(self, compiled: cel.Compiled, run: Runner, budget: int, variables: Mapping[str, cel.Compiled],
-                 deadline: float | None) -> None:
+                 allowance: Allowance | None) -> None:
         self.decls = compiled.declarations
         self.variables = variables
         self.run = run
         self.remaining = budget
-        self.deadline = deadline
+        self.allowance = allowance
         self.stopped: str | None = None  # why the explanation stopped short
         self.entries: list[dict[str, Any]] = []
 
@@ -355,13 +363,16 @@ class _Explainer:
         if self.remaining < 0:
             self.stopped = OUT_OF_BUDGET
             raise _Stop
-        if self.deadline is not None and time.perf_counter() > self.deadline:
+        if self.allowance is not None and self.allowance.seconds < 0:
             self.stopped = OUT_OF_TIME
             raise _Stop
         compiled = cel.compile_expression(wrap(text), cel.VARIABLE, self.decls)
         if compiled.program is None or compiled.unsafe:
             return None
+        started = time.perf_counter()
         outcome = self.run(compiled)
+        if self.allowance is not None:
+            self.allowance.seconds -= time.perf_counter() - started
         self.remaining -= outcome.cost or 0
         return outcome
 
@@ -536,17 +547,17 @@ def _deciding(name: str, known: Outcome, outcomes: Iterator[tuple[int, Outcome |
 
 
 def explain(compiled: cel.Compiled, result: Outcome, run: Runner, budget: int,
-            variables: Mapping[str, cel.Compiled] | None = None, deadline: float | None = None
+            variables: Mapping[str, cel.Compiled] | None = None, allowance: Allowance | None = None
             ) -> list[dict[str, Any]]:
     """The explanation of an expression that was false or failed (``result``): one line per operand, each
     ``{expression, value, error, element, note}`` (``element``: the macro element the line is evaluated for,
     ``{path, variable, value}``). ``run`` evaluates a compiled part on the expression's values; the parts
-    together may cost ``budget`` and be started until ``deadline`` (of :func:`time.perf_counter`), after which the
-    explanation stops with a line saying so. A composited variable that decides (``variables``: the policy's, by
+    together may cost ``budget``, and take what is left of ``allowance`` to evaluate, after which the explanation
+    stops with a line saying so. A composited variable that decides (``variables``: the policy's, by
     name) has its own expression explained."""
     if compiled.program is None or compiled.unsafe or compiled.declarations is None:
         return []
-    explainer = _Explainer(compiled, run, budget, variables or {}, deadline)
+    explainer = _Explainer(compiled, run, budget, variables or {}, allowance)
     try:
         explainer.explain(structure(compiled.expression), result, _unwrapped, None, 0)
     except _Stop:

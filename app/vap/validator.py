@@ -33,8 +33,8 @@ AUDIT_VALUE_MAX_BYTES = 10240
 # the floor (the playground's own bound: an explanation takes about as long as the evaluation it explains)
 EXPLANATION_COST_FACTOR = 3
 EXPLANATION_COST_FLOOR = 10_000
-# and may take as long as the policy's evaluation took before it, and at least this many seconds (so that it never
-# makes an evaluation take much longer than without it)
+# and its evaluations may take as long as the policy's evaluation took before it, and at least this many seconds
+# (so that it never makes an evaluation take much longer than without it)
 EXPLANATION_SECONDS_FLOOR = 0.1
 OUT_OF_BUDGET = "validation failed due to running out of cost budget, no further validation rules will be run"
 
@@ -342,7 +342,7 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
         if later:  # explained once the variables' records are made (explaining may evaluate more of them)
             explaining = perf_counter()
             made = explaining_kept.kept(policy, inv, _seen(policy, pruners, inv))
-            _explain_all(later, policy, inv, inputs, data, tracker, made, _deadline(begun, explaining))
+            _explain_all(later, policy, inv, inputs, data, tracker, made, _allowance(begun, explaining))
             if started is not None:
                 started += perf_counter() - explaining  # (not evaluating for the decision)
         return out
@@ -381,15 +381,15 @@ class _Unpruned:
         return self._activation
 
 
-def _deadline(begun: float, now: float) -> float:
-    """When explaining that starts ``now`` must stop starting evaluations: after as long again as the policy's
-    evaluation took since ``begun``, or EXPLANATION_SECONDS_FLOOR."""
-    return now + max(EXPLANATION_SECONDS_FLOOR, now - begun)
+def _allowance(begun: float, now: float) -> explain.Allowance:
+    """The time the explanations' evaluations may take in all, when explaining starts ``now``: as long as the
+    policy's evaluation took since ``begun``, or EXPLANATION_SECONDS_FLOOR."""
+    return explain.Allowance(max(EXPLANATION_SECONDS_FLOOR, now - begun))
 
 
 def _explain_all(later: list[_ToExplain], policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any],
                  data: Mapping[str, Any] | cel.Activation, tracker: Any,
-                 made: explaining_kept.Explained | None, deadline: float) -> None:
+                 made: explaining_kept.Explained | None, allowance: explain.Allowance) -> None:
     """Explain the validations and auditAnnotations noted in ``later``, each on its group's values."""
     validation_data = _Unpruned(data, inv, inv.namespace_object)
     audit_data: _Unpruned | None = validation_data if policy.audit_shares_values else None
@@ -400,7 +400,7 @@ def _explain_all(later: list[_ToExplain], policy: CompiledPolicy, inv: Invocatio
                 audit_data = _Unpruned(_data(policy.pruners[4], inputs, inv.namespace_full, None, 1), inv,
                                        inv.namespace_full)
             values = audit_data
-        _explain(record, compiled, spent, values, policy, inv, tracker, made, key, deadline)
+        _explain(record, compiled, spent, values, policy, inv, tracker, made, key, allowance)
 
 
 def _seen(policy: CompiledPolicy, pruners: tuple[Callable[[Any], Any] | None, ...], inv: Invocation
@@ -415,7 +415,7 @@ def _seen(policy: CompiledPolicy, pruners: tuple[Callable[[Any], Any] | None, ..
 
 def _explain(record: dict[str, Any] | AuditAnnotationResult, compiled: cel.Compiled, spent: int | None,
              values: _Unpruned, policy: CompiledPolicy, inv: Invocation, tracker: Any,
-             made: explaining_kept.Explained | None, key: tuple[str, int], deadline: float) -> None:
+             made: explaining_kept.Explained | None, key: tuple[str, int], allowance: explain.Allowance) -> None:
     """Add the explanation (:mod:`app.vap.explain`) of a false or failed expression to its record: its parts
     evaluated on the same values (and variables, evaluated afresh on them), each under the per-call cost limit,
     together under a budget in proportion to what the expression cost (``spent``; the verdict is made already:
@@ -446,7 +446,7 @@ def _explain(record: dict[str, Any] | AuditAnnotationResult, compiled: cel.Compi
             return explain.Outcome(value, error, rec.cost)
 
         budget = min(RUNTIME_BUDGET, max(EXPLANATION_COST_FLOOR, EXPLANATION_COST_FACTOR * (spent or 0)))
-        return explain.explain(compiled, result, run, budget, policy.variable_map, deadline)
+        return explain.explain(compiled, result, run, budget, policy.variable_map, allowance)
 
     lines = explaining_kept.explanation(made, key, make, lambda asked: authz.answers_alike(inv.authorizer, asked))
     if audit:
@@ -494,15 +494,15 @@ def _match(policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any], auth
             any_false = True
     whole: _Unpruned | None = None
     made: explaining_kept.Explained | None = None
-    deadline = 0.0
+    allowance = explain.Allowance(0.0)
     for index, (entry, (_, compiled)) in enumerate(zip(out.match_conditions, policy.match_conditions, strict=False)):
         if entry["result"] is False or (entry["error"] is not None and entry["error"] != OUT_OF_BUDGET):
             if whole is None:
                 whole = _Unpruned(data, inv, None, original_resource=True)
                 made = explaining_kept.kept(policy, inv, _seen(policy, policy.pruners, inv))
-                deadline = _deadline(begun, perf_counter())
+                allowance = _allowance(begun, perf_counter())
             _explain(entry, compiled, entry["cost"], whole, policy, inv, tracker, made, ("matchCondition", index),
-                     deadline)
+                     allowance)
     if any_false:
         out.matched = False
         return False
