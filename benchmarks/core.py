@@ -7,14 +7,19 @@
   does for the bare engine).
 * **CEL stage**: of a warm evaluation, the time spent evaluating expressions: every
   ``validator.validate`` call (activations, matchConditions, variables, validations,
-  messageExpressions, auditAnnotations, cost, error texts, result records). The rest of a warm
-  evaluation is reading the panes, API validation, the request, matching, params and the response.
+  messageExpressions, auditAnnotations, cost, error texts, result records) and every expression a
+  MutatingAdmissionPolicy runs (its matchConditions, and each mutation with the variables it reads: the
+  ``_run`` calls of :mod:`app.vap.mutating.policy`). The rest of a warm evaluation is reading the panes, API
+  validation, the request, matching, params, merging or patching what mutations return, defaulting, and the
+  response.
 * **CEL stage, fresh**: the same with none of the values converted for the evaluation before kept
   (what a warm process does after an edit of the object, the params or the policy): the engine
   converts its inputs again, as the bare engine does on each of its evaluations.
 
 :func:`capture` records every expression evaluation the playground makes for a body (expression
-text, the values it was given), which the bare engine then replays (:mod:`benchmarks.bare`).
+text, the values it was given), which the bare engine then replays (:mod:`benchmarks.bare`). A mutation's
+text is recorded as the engine compiles it, its ``Object{...}`` initialisers and ``jsonpatch.escapeKey`` rewritten
+(:mod:`app.vap.mutating.expressions`): the bare engine evaluates the same CEL, building the same values.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ import yaml
 from app.vap import cel, compiler, fast, limits, validator
 from app.vap.cel import library
 from app.vap.fast import kept
+from app.vap.mutating import expressions as mutation_expressions
+from app.vap.mutating import policy as mutating_policy
 
 # the module, not the function of the same name that app.vap exports
 evaluate_module = importlib.import_module("app.vap.evaluate")
@@ -55,20 +62,24 @@ def cel_stage_once(payload: Mapping[str, Any], *, fresh: bool = False) -> float:
     if fresh:
         kept.clear()
     spent = [0.0]
-    original = validator.validate
+    original, original_run = validator.validate, mutating_policy._run
 
-    def timed(*args: Any) -> Any:
-        start = time.perf_counter()
-        try:
-            return original(*args)
-        finally:
-            spent[0] += time.perf_counter() - start
+    def timer(function: Any) -> Any:
+        def timed(*args: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return function(*args)
+            finally:
+                spent[0] += time.perf_counter() - start
+        return timed
 
-    validator.validate = timed
+    validator.validate = timer(original)
+    mutating_policy._run = timer(original_run)
     try:
         evaluate_module.evaluate(payload)
     finally:
         validator.validate = original
+        mutating_policy._run = original_run
     return spent[0]
 
 
@@ -106,8 +117,30 @@ class Capture:
         return out
 
 
+def engine_text(compiled: cel.Compiled) -> str:
+    """The text the engine compiles for an expression: a mutation's with its initialisers rewritten."""
+    if compiled.kind == cel.MUTATION:
+        return mutation_expressions.rewrite(compiled.expression).text
+    return compiled.expression
+
+
+def _mutating_expressions(doc: Any) -> list[str]:
+    """The expressions of a MutatingAdmissionPolicy document, mutations as the engine compiles them."""
+    if not isinstance(doc, Mapping) or doc.get("kind") != "MutatingAdmissionPolicy":
+        return []
+    spec = doc.get("spec") if isinstance(doc.get("spec"), Mapping) else {}
+    out = [str(item.get("expression") or "").strip() for key in ("matchConditions", "variables")
+           for item in spec.get(key) or [] if isinstance(item, Mapping)]
+    for mutation in spec.get("mutations") or []:
+        member = mutation.get("applyConfiguration") or mutation.get("jsonPatch") \
+            if isinstance(mutation, Mapping) else None
+        if isinstance(member, Mapping):
+            out.append(mutation_expressions.rewrite(str(member.get("expression") or "")).text)
+    return out
+
+
 def policy_expressions(payload: Mapping[str, Any]) -> list[str]:
-    """The expressions of every ValidatingAdmissionPolicy in the body's panes."""
+    """The expressions of every ValidatingAdmissionPolicy and MutatingAdmissionPolicy in the body's panes."""
     out: list[str] = []
     for value in payload.values():
         if not isinstance(value, str):
@@ -117,7 +150,7 @@ def policy_expressions(payload: Mapping[str, Any]) -> list[str]:
         except yaml.YAMLError:
             continue
         for doc in docs:
-            out += [text for _, text in limits.policy_expressions(doc)]
+            out += [text for _, text in limits.policy_expressions(doc)] + _mutating_expressions(doc)
     return list(dict.fromkeys(out))
 
 
@@ -140,7 +173,7 @@ def capture(payload: Mapping[str, Any]) -> Capture:
 
     def recording_attempt(compiled: cel.Compiled, data: Any, scope: Any = None) -> Any:
         values = getattr(data, "data", data)  # a shared activation carries its values as .data
-        evaluation = Evaluation(compiled.expression, dict(values), scope)
+        evaluation = Evaluation(engine_text(compiled), dict(values), scope)
         result.evaluations.append(evaluation)
         try:
             evaluation.result = original_attempt(compiled, data, scope)  # an EvaluationError when it failed

@@ -1,4 +1,4 @@
-"""The fixed set of scenarios the benchmark runs: the gallery and five synthetic ones.
+"""The fixed set of scenarios the benchmark runs: the gallery and seven synthetic ones.
 
 Every scenario is a JSON API body with YAML text panes, as the page sends it. The synthetic ones:
 
@@ -12,6 +12,13 @@ Every scenario is a JSON API body with YAML text panes, as the page sends it. Th
   per param.
 * ``deployment-as-written``: a Deployment with a full pod template written without the fields the
   apiserver defaults, against a policy reading defaulted fields (decoding and defaulting each time).
+* ``map-sidecar``: a MutatingAdmissionPolicy merging a mesh sidecar (init container with env, resources and
+  a volume mount, a volume, annotations) into a Pod of three containers with an ApplyConfiguration, reinvoked
+  in the second round; then a ValidatingAdmissionPolicy of 3 validations on the mutated Pod.
+* ``map-jsonpatch``: a MutatingAdmissionPolicy patching a Deployment with a JSONPatch of 7 operations (a test,
+  labels with keys escaped by jsonpatch.escapeKey, annotations, a replace, a list); then 3 validations.
+
+The gallery's MutatingAdmissionPolicy examples are gallery scenarios like the others; these two are synthetic.
 """
 
 from __future__ import annotations
@@ -272,6 +279,121 @@ def all_scenarios(*, quick: bool = False) -> list[Scenario]:
     if quick:
         scenarios = scenarios[:3]
         return scenarios + [many_validations(20), deployment_as_written(), big_object(10_000, "object-10KB"),
-                            big_object(50_000, "object-50KB"), param_selector(10)]
+                            big_object(50_000, "object-50KB"), param_selector(10), sidecar_injection(), json_patch()]
     return scenarios + [many_validations(20), deployment_as_written(), big_object(10_000, "object-10KB"),
-                        big_object(1_000_000, "object-1MB"), param_selector(100)]
+                        big_object(1_000_000, "object-1MB"), param_selector(100), sidecar_injection(), json_patch()]
+
+
+# --------------------------------------------------------------------------------------------
+# MutatingAdmissionPolicy: a sidecar injected with an ApplyConfiguration, a JSONPatch
+
+def _mutating(name: str, group: str, resource: str, mutations: list[dict[str, Any]], **spec: Any
+              ) -> list[dict[str, Any]]:
+    """A MutatingAdmissionPolicy on CREATE of one resource, and its binding."""
+    rules = [{"apiGroups": [group], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": [resource]}]
+    return [{"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingAdmissionPolicy",
+             "metadata": {"name": name},
+             "spec": {"failurePolicy": "Fail", "reinvocationPolicy": "IfNeeded",
+                      "matchConstraints": {"resourceRules": rules}, **spec, "mutations": mutations}},
+            {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingAdmissionPolicyBinding",
+             "metadata": {"name": name}, "spec": {"policyName": name}}]
+
+
+_SIDECAR = """\
+Object{
+  metadata: Object.metadata{annotations: {"mesh.example.com/injected": "true",
+                                          "mesh.example.com/version": "1.4.2"}},
+  spec: Object.spec{
+    initContainers: [Object.spec.initContainers{
+      name: "mesh-proxy",
+      image: "registry.example.com/mesh/proxy:1.4.2",
+      restartPolicy: "Always",
+      env: [
+        Object.spec.initContainers.env{name: "PROXY_MODE", value: "sidecar"},
+        Object.spec.initContainers.env{name: "MESH_ID", value: "retail"},
+        Object.spec.initContainers.env{name: "APP_PORTS", value: variables.ports}
+      ],
+      resources: Object.spec.initContainers.resources{
+        limits: {"cpu": "200m", "memory": "128Mi"}, requests: {"cpu": "50m", "memory": "64Mi"}},
+      volumeMounts: [Object.spec.initContainers.volumeMounts{name: "mesh-certs", mountPath: "/etc/mesh/certs"}]
+    }],
+    volumes: [Object.spec.volumes{name: "mesh-certs",
+                                  secret: Object.spec.volumes.secret{secretName: "mesh-certs"}}]
+  }
+}
+"""
+
+
+def sidecar_injection() -> Scenario:
+    """A Pod of three containers given a mesh sidecar by an ApplyConfiguration (init container, volume,
+    annotations), then validated as the mutation left it."""
+    maps = _mutating(
+        "mesh-sidecar.example.com", "", "pods",
+        [{"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": _SIDECAR}}],
+        matchConditions=[{"name": "not-injected", "expression":
+                          "!has(object.spec.initContainers) || "
+                          "!object.spec.initContainers.exists(c, c.name == 'mesh-proxy')"}],
+        variables=[{"name": "ports", "expression": "object.spec.containers.map(c, c.ports.map(p, "
+                                                   "string(p.containerPort))).flatten().join(',')"}],
+    )
+    validations = [
+        {"expression": "object.spec.initContainers.exists(c, c.name == 'mesh-proxy' && c.restartPolicy == 'Always')",
+         "message": "the mesh sidecar is missing"},
+        {"expression": "object.spec.initContainers.all(c, has(c.resources.limits) && 'memory' in c.resources.limits)"},
+        {"expression": "object.spec.volumes.exists(v, v.name == 'mesh-certs')"},
+    ]
+    validating = [_policy("meshed-pods.example.com", "", "pods", validations=validations),
+                  _binding("meshed-pods", "meshed-pods.example.com", ["Deny"])]
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "shop", "namespace": "default", "labels": {"app": "shop"}},
+           "spec": {"containers": [_container(i) for i in range(3)],
+                    "volumes": [{"name": "cache", "emptyDir": {}}]}}
+    payload = {"policy": _dump(*maps, *validating), "object": _dump(pod), "namespace": _dump(NAMESPACE),
+               "request": "userInfo:\n  username: alice\n", "kubernetesVersion": "1.36"}
+    return Scenario("map-sidecar", "synthetic", payload,
+                    "MutatingAdmissionPolicy: a sidecar merged into a 3-container Pod (ApplyConfiguration), "
+                    "then 3 validations of the mutated Pod")
+
+
+_JSON_PATCH = """\
+[
+  JSONPatch{op: "test", path: "/spec/replicas", value: object.spec.replicas},
+  JSONPatch{op: "add", path: "/metadata/labels/" + jsonpatch.escapeKey("app.kubernetes.io/managed-by"),
+            value: "platform"},
+  JSONPatch{op: "add", path: "/metadata/labels/" + jsonpatch.escapeKey("example.com/cost-center"),
+            value: "cc-4711"},
+  JSONPatch{op: "add", path: "/metadata/annotations",
+            value: {"example.com/owner": "retail@example.com", "example.com/tier": "frontend"}},
+  JSONPatch{op: "add", path: "/spec/template/metadata/labels/" + jsonpatch.escapeKey("example.com/cost-center"),
+            value: "cc-4711"},
+  JSONPatch{op: "replace", path: "/spec/revisionHistoryLimit", value: 3},
+  JSONPatch{op: "add", path: "/spec/template/spec/tolerations", value: [Object.spec.template.spec.tolerations{
+    key: "dedicated", operator: "Equal", value: "retail", effect: "NoSchedule"}]}
+]
+"""
+
+
+def json_patch() -> Scenario:
+    """A Deployment patched by a JSONPatch mutation (a test, labels with escaped keys, annotations, a
+    replace, a list added), then validated as the patch left it."""
+    maps = _mutating("retail-defaults.example.com", "apps", "deployments",
+                     [{"patchType": "JSONPatch", "jsonPatch": {"expression": _JSON_PATCH}}])
+    validations = [
+        {"expression": "object.metadata.labels['app.kubernetes.io/managed-by'] == 'platform'"},
+        {"expression": "object.spec.revisionHistoryLimit <= 5"},
+        {"expression": "object.spec.template.spec.tolerations.exists(t, t.key == 'dedicated')"},
+    ]
+    validating = [_policy("retail-deployments.example.com", "apps", "deployments", validations=validations),
+                  _binding("retail-deployments", "retail-deployments.example.com", ["Deny"])]
+    deployment = {
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "shop", "namespace": "default", "labels": {"app": "shop"}},
+        "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "shop"}},
+                 "template": {"metadata": {"labels": {"app": "shop"}},
+                              "spec": {"containers": [_container(i) for i in range(3)]}}},
+    }
+    payload = {"policy": _dump(*maps, *validating), "object": _dump(deployment), "namespace": _dump(NAMESPACE),
+               "request": "userInfo:\n  username: alice\n", "kubernetesVersion": "1.36"}
+    return Scenario("map-jsonpatch", "synthetic", payload,
+                    "MutatingAdmissionPolicy: a JSONPatch of 7 operations (jsonpatch.escapeKey, test, replace) on "
+                    "a Deployment, then 3 validations of the patched one")

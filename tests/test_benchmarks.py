@@ -99,3 +99,24 @@ def test_both_sides_start_their_cold_evaluation_after_a_full_collection(monkeypa
     for i, event in enumerate(events):
         if event in ("playground", "bare"):
             assert i > 0 and events[i - 1] == "collect", events
+
+
+def test_mutating_policies_are_measured_on_both_sides():
+    """A MutatingAdmissionPolicy's expressions are in the CEL stage, and the bare engine evaluates each mutation as
+    the engine compiles it (its initialisers rewritten), with the values the playground gave it."""
+    from benchmarks import bare, core, scenarios
+
+    gallery = {s.name: s for s in scenarios.gallery()}
+    for scenario in (scenarios.sidecar_injection(), scenarios.json_patch(), gallery["labels-from-params"]):
+        captured = core.capture(scenario.payload)
+        engine = bare.Bare(captured.version, captured.expressions, captured.bare_inputs())
+        assert engine.refused == [], scenario.name
+        mutations = [e for e in captured.evaluations if "@playground.object.type" in e.expression]
+        assert mutations, scenario.name
+        for evaluation in mutations:  # the bare engine builds the value the playground's engine built
+            value = engine.programs[evaluation.expression].eval(data=dict(evaluation.data, **(
+                {"variables": {n: v for n, v in evaluation.scope.evaluated.items()}} if evaluation.scope else {})))
+            assert value.plain_value() == evaluation.result, scenario.name
+        core.warm_once(scenario.payload)
+        assert core.cel_stage_once(scenario.payload) > 0, scenario.name
+    assert scenarios.sidecar_injection().group == scenarios.json_patch().group == "synthetic"
