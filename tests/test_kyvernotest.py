@@ -49,8 +49,9 @@ def test_values_userinfo_and_params_are_carried_over():
 def test_an_unbound_policy_gets_the_binding_kyverno_cli_assumes_and_other_policies_are_left_out():
     test = imported()
     assert "name: team-label.example.com-binding" in test.scenario["binding"]
-    assert "Kyverno CLI evaluates a ValidatingAdmissionPolicy that no binding names" in test.scenario["binding"]
-    assert any("ClusterPolicy 'require-owner' is not a ValidatingAdmissionPolicy" in n for n in test.notes)
+    assert "Kyverno CLI evaluates an admission policy that no binding names" in test.scenario["binding"]
+    assert any("ClusterPolicy 'require-owner' is not a ValidatingAdmissionPolicy or MutatingAdmissionPolicy" in n
+               for n in test.notes)
     assert not test.errors
 
 
@@ -139,3 +140,76 @@ def test_export_of_a_one_policy_suite_maps_the_decision():
     assert results == [{"isValidatingAdmissionPolicy": True, "kind": "Deployment", "policy": "team-label.example.com",
                         "resources": ["prod/a"], "result": "fail"}]
     assert any("only its per-policy results are carried over" in n for n in exported.notes)
+
+
+# --- MutatingAdmissionPolicy results and their patched resources --------------------------------------
+
+MUTATING = fixture_path("kyverno", "mutating", kyvernotest.TEST_FILE)
+
+
+def mutating_files(tmp_path, **changes: str) -> str:
+    """The mutating fixture copied to tmp_path, with some of its files replaced."""
+    for name in ("kyverno-test.yaml", "policy.yaml", "resources.yaml", "patched.yaml"):
+        (tmp_path / name).write_text(changes.get(name.replace("-", "_").removesuffix(".yaml"),
+                                                 read(fixture_path("kyverno", "mutating", name))))
+    return str(tmp_path / kyvernotest.TEST_FILE)
+
+
+def test_patched_resources_become_expected_objects_and_the_suite_passes():
+    (test,) = kyvernotest.import_tests(MUTATING, read)
+    cases = {c["name"]: c for c in test.scenario["testCases"]}
+    assert set(cases) == {"ConfigMap game-demo", "ConfigMap games/labelled", "Secret token"}
+    assert cases["ConfigMap game-demo"]["expect"]["object"]["metadata"]["labels"] == {
+        "app": "game", "lfx-mentorship": "kyverno"}
+    assert cases["Secret token"]["expect"] == {"policies": {"add-label-to-configmap": "skip"}}
+    # the binding Kyverno CLI assumes, in the policy's own version, without validationActions
+    assert yaml.safe_load(test.scenario["binding"].split("\n", 2)[2]) == {
+        "apiVersion": "admissionregistration.k8s.io/v1alpha1", "kind": "MutatingAdmissionPolicyBinding",
+        "metadata": {"name": "add-label-to-configmap-binding"}, "spec": {"policyName": "add-label-to-configmap"}}
+    result = suite.run_suite(test.scenario)
+    assert result.ok, [(c.case.name, c.reasons) for c in result.cases]
+
+
+def test_a_patched_resource_the_policy_does_not_make_fails_its_case(tmp_path):
+    patched = read(fixture_path("kyverno", "mutating", "patched.yaml")).replace("lfx-mentorship: kyverno",
+                                                                               "lfx-mentorship: cncf")
+    (test,) = kyvernotest.import_tests(mutating_files(tmp_path, patched=patched), read)
+    result = suite.run_suite(test.scenario)
+    failed = [c for c in result.cases if not c.passed]
+    assert [c.case.name for c in failed] == ["ConfigMap game-demo"]
+    assert failed[0].reasons == ['the admitted object differs: metadata.labels.lfx-mentorship: expected "cncf", '
+                                 'got "kyverno"']
+
+
+def test_mutating_results_kyverno_cli_reads_otherwise_are_said(tmp_path):
+    test_file = read(MUTATING).replace("resources: [token]\n  result: skip", "resources: [token]\n  result: fail")
+    patched = read(fixture_path("kyverno", "mutating", "patched.yaml")).split("---")[0]
+    (test,) = kyvernotest.import_tests(mutating_files(tmp_path, kyverno_test=test_file, patched=patched), read)
+    assert any("results[1]: a MutatingAdmissionPolicy's result is pass, skip or error here" in n for n in test.notes)
+    assert test.errors == ["results[0]: the patched resources have no ConfigMap 'labelled'"]
+
+
+def test_export_keeps_mutating_policies_out_of_the_params():
+    (test,) = kyvernotest.import_tests(MUTATING, read)
+    validating = yaml.safe_dump_all([
+        {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+         "metadata": {"name": "max-replicas.example.com"},
+         "spec": {"matchConstraints": {"resourceRules": [{"apiGroups": ["apps"], "apiVersions": ["v1"],
+                                                          "operations": ["CREATE"], "resources": ["deployments"]}]},
+                  "validations": [{"expression": "object.spec.replicas <= 5"}]}},
+        {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+         "metadata": {"name": "max-replicas"},
+         "spec": {"policyName": "max-replicas.example.com", "validationActions": ["Deny"]}}])
+    scenario = {**test.scenario, "policy": test.scenario["policy"] + "---\n" + validating}
+    scenario["testCases"] = [*scenario["testCases"], {
+        "name": "a Deployment", "object": {"apiVersion": "apps/v1", "kind": "Deployment",
+                                           "metadata": {"name": "d", "namespace": "default"}, "spec": {"replicas": 1}},
+        "expect": {"policies": {"max-replicas.example.com": "pass", "add-label-to-configmap": "skip"}}}]
+    exported = kyvernotest.export_test(scenario)
+    assert "params.yaml" not in exported.files
+    assert "kind: MutatingAdmissionPolicy\n" in exported.files["policies.yaml"]
+    assert exported.cases == 1
+    notes = "\n".join(exported.notes)
+    assert "their results are left out" in notes and "it expects only results of MutatingAdmissionPolicies" in notes
+    results = yaml.safe_load(exported.files["kyverno-test.yaml"])["results"]
+    assert [r["policy"] for r in results] == ["max-replicas.example.com"]

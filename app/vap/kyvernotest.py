@@ -3,13 +3,17 @@
 ``kyverno test`` (kyverno/kyverno cmd/cli/kubectl-kyverno, apis/v1alpha1 Test) reads a
 ``kind: Test`` file naming policy files, resource files, param resources, a values file and a
 user info file, and expects per policy and resource a result: pass, fail, skip (or error). For
-ValidatingAdmissionPolicies that maps onto a suite: each resource (and operation) is a test
-case whose ``expect.policies`` holds the results; the values file's namespaceSelector gives
-the Namespace of each case, its ``request.operation`` global value the default operation.
+ValidatingAdmissionPolicies and MutatingAdmissionPolicies that maps onto a suite: each resource
+(and operation) is a test case whose ``expect.policies`` holds the results; the values file's
+namespaceSelector gives the Namespace of each case, its ``request.operation`` global value the
+default operation. A MutatingAdmissionPolicy's result names the resource it expects in
+``patchedResources``: that resource becomes the case's ``expect.object``, compared with the
+object the apiserver would store, which holds more (uid, defaults ...): as a subset.
 
 Differences the conversion states rather than hides:
 - Kyverno CLI evaluates a policy that no binding names as if it were bound without restrictions;
-  kube-apiserver never evaluates it. Import adds such a binding (validationActions [Deny]).
+  kube-apiserver never evaluates it. Import adds such a binding (validationActions [Deny] for a
+  ValidatingAdmissionPolicy).
 - Kyverno CLI sends the resource as both object and oldObject on UPDATE; a suite case may hold
   two different objects, which export leaves out.
 - Kyverno CLI counts a resource a policy does not apply to as passing whatever result was
@@ -37,6 +41,9 @@ TEST_FILE = "kyverno-test.yaml"
 ADMISSION_GROUP = "admissionregistration.k8s.io"
 POLICY_KIND = "ValidatingAdmissionPolicy"
 BINDING_KIND = "ValidatingAdmissionPolicyBinding"
+MUTATING_POLICY_KIND = "MutatingAdmissionPolicy"
+MUTATING_BINDING_KIND = "MutatingAdmissionPolicyBinding"
+_BINDING_OF = {POLICY_KIND: BINDING_KIND, MUTATING_POLICY_KIND: MUTATING_BINDING_KIND}
 RESULTS = ("pass", "fail", "skip", "error")
 # Fields of a Kyverno Test that have no meaning for a ValidatingAdmissionPolicy.
 _NOT_FOR_VAPS = ("jsonPayload", "jsonPayloads", "httpPayloads", "envoyPayloads", "targetResources", "exceptions",
@@ -49,7 +56,7 @@ _RESULT_FIELDS = ("policy", "rule", "result", "kind", "resources", "resourceSpec
                   "patchedResources", "generatedResource", "cloneSourceResource", "failOnMissingResources",
                   "generatedResources")
 _NAME_LABEL = "kubernetes.io/metadata.name"
-_ADDED_BINDING = ("# Added on import: Kyverno CLI evaluates a ValidatingAdmissionPolicy that no binding names as if\n"
+_ADDED_BINDING = ("# Added on import: Kyverno CLI evaluates an admission policy that no binding names as if\n"
                   "# it were bound everywhere; kube-apiserver needs a binding.\n")
 
 
@@ -167,27 +174,34 @@ def _import_one(path: str, index: int, test: Any, read: Callable[[str], str]) ->
     other_policies: set[str] = set()
     for rel in _strings(test.get("policies"), f"{where}: policies"):
         for doc in _documents(load(rel, "policy file"), f"{where}: {rel}"):
-            if _is(doc, POLICY_KIND):
+            if _is(doc, POLICY_KIND) or _is(doc, MUTATING_POLICY_KIND):
                 policies.append(doc)
-            elif _is(doc, BINDING_KIND):
+            elif _is(doc, BINDING_KIND) or _is(doc, MUTATING_BINDING_KIND):
                 bindings.append(doc)
             elif isinstance(doc, Mapping):
                 other_policies.add(_name(doc))
-                out.notes.append(f"{rel}: {doc.get('kind')} {_name(doc)!r} is not a ValidatingAdmissionPolicy: "
-                                 "left out with its results")
+                out.notes.append(f"{rel}: {doc.get('kind')} {_name(doc)!r} is not a ValidatingAdmissionPolicy "
+                                 "or MutatingAdmissionPolicy: left out with its results")
     if not policies:
-        raise KyvernoTestError(f"{where}: no ValidatingAdmissionPolicy in the policy files")
-    bound = {str((b.get("spec") or {}).get("policyName")) for b in bindings}
+        raise KyvernoTestError(f"{where}: no ValidatingAdmissionPolicy or MutatingAdmissionPolicy in the policy "
+                               "files")
+    bound = {(str(b.get("kind")), str((b.get("spec") or {}).get("policyName"))) for b in bindings}
     added: list[dict[str, Any]] = []
     for policy in policies:
-        if _name(policy) not in bound:
+        binding_kind = _BINDING_OF[str(policy.get("kind"))]
+        if (binding_kind, _name(policy)) not in bound:
+            spec: dict[str, Any] = {"policyName": _name(policy)}
+            if binding_kind == BINDING_KIND:
+                spec["validationActions"] = ["Deny"]
             added.append({
-                "apiVersion": "admissionregistration.k8s.io/v1", "kind": BINDING_KIND,
-                "metadata": {"name": f"{_name(policy)}-binding"},
-                "spec": {"policyName": _name(policy), "validationActions": ["Deny"]},
+                # a MutatingAdmissionPolicyBinding in the policy's own version, which the cluster serves with it
+                "apiVersion": "admissionregistration.k8s.io/v1" if binding_kind == BINDING_KIND
+                else str(policy.get("apiVersion")),
+                "kind": binding_kind, "metadata": {"name": f"{_name(policy)}-binding"}, "spec": spec,
             })
-            out.notes.append(f"policy {_name(policy)!r} has no binding: added {_name(policy)}-binding "
-                             "(validationActions [Deny]), as Kyverno CLI evaluates an unbound policy")
+            out.notes.append(f"policy {_name(policy)!r} has no binding: added {_name(policy)}-binding"
+                             + (" (validationActions [Deny])" if binding_kind == BINDING_KIND else "")
+                             + ", as Kyverno CLI evaluates an unbound policy")
 
     resources: list[dict[str, Any]] = []
     for rel in _strings(test.get("resources"), f"{where}: resources"):
@@ -224,6 +238,7 @@ def _import_one(path: str, index: int, test: Any, read: Callable[[str], str]) ->
             out.notes.append("the user info's roles and clusterRoles are Kyverno variables: left out")
 
     policy_names = {_name(p) for p in policies}
+    mutating_names = {_name(p) for p in policies if _is(p, MUTATING_POLICY_KIND)}
     cases: list[dict[str, Any]] = []
     by_key: dict[tuple[Any, ...], dict[str, Any]] = {}
     results = test.get("results") or []
@@ -242,9 +257,18 @@ def _import_one(path: str, index: int, test: Any, read: Callable[[str], str]) ->
             continue
         expected = result.get("result")
         if expected not in RESULTS:
-            out.notes.append(f"results[{i}]: result {expected!r} does not apply to a ValidatingAdmissionPolicy "
+            out.notes.append(f"results[{i}]: result {expected!r} does not apply to an admission policy "
                              f"(it can be {', '.join(RESULTS)}): left out")
             continue
+        patched: list[Any] = []
+        if policy in mutating_names:
+            if expected == "fail":
+                out.notes.append(f"results[{i}]: a MutatingAdmissionPolicy's result is pass, skip or error here "
+                                 "(a patched resource that differs fails the case): result fail left out")
+                continue
+            if result.get("patchedResources"):
+                rel = str(result["patchedResources"])
+                patched = _documents(load(rel, "patched resource file"), f"{where}: {rel}")
         operation = str(result.get("operation") or default_operation)
         if operation not in ("CREATE", "UPDATE", "DELETE"):
             out.notes.append(f"results[{i}]: operation {operation!r} is not simulated by Kyverno CLI: left out")
@@ -253,8 +277,10 @@ def _import_one(path: str, index: int, test: Any, read: Callable[[str], str]) ->
         for resource in _select(result, kind, resources, i, out):
             key = (str(resource.get("apiVersion")), str(resource.get("kind")), _namespace(resource),
                    _name(resource), operation)
+            expected_object = _patched(resource, patched, i, out) if patched else None
             case = by_key.get(key)
-            if case is not None and case["expect"]["policies"].get(policy, expected) != expected:
+            if case is not None and (case["expect"]["policies"].get(policy, expected) != expected or (
+                    expected_object is not None and case["expect"].get("object", expected_object) != expected_object)):
                 key = (*key, i)
                 case = None
             if case is None:
@@ -262,8 +288,11 @@ def _import_one(path: str, index: int, test: Any, read: Callable[[str], str]) ->
                 by_key[key] = case
                 cases.append(case)
             case["expect"]["policies"][policy] = expected
+            if expected_object is not None:
+                case["expect"]["object"] = expected_object
     if not cases:
-        out.notes.append("no result of this test is about a ValidatingAdmissionPolicy: the suite has no test case")
+        out.notes.append("no result of this test is about a ValidatingAdmissionPolicy or MutatingAdmissionPolicy: "
+                         "the suite has no test case")
     scenario: dict[str, Any] = {"policy": _dump_docs(policies)}
     if bindings or added:
         scenario["binding"] = _dump_docs(bindings) if bindings else ""
@@ -305,6 +334,16 @@ def _select(result: Mapping[str, Any], kind: str, resources: list[dict[str, Any]
                               "resource files (Kyverno CLI reports it as not found)")
         chosen.extend(r for r in found if r not in chosen)
     return chosen
+
+
+def _patched(resource: Mapping[str, Any], patched: list[Any], index: int, out: Imported) -> dict[str, Any] | None:
+    """The patched resource a result expects for one resource: the one of its kind, name and namespace."""
+    for doc in patched:
+        if isinstance(doc, Mapping) and doc.get("kind") == resource.get("kind") and _name(doc) == _name(resource) \
+                and _namespace(doc) in ("", _namespace(resource)):
+            return copy.deepcopy(dict(doc))
+    out.errors.append(f"results[{index}]: the patched resources have no {resource.get('kind')} {_name(resource)!r}")
+    return None
 
 
 def _case(resource: dict[str, Any], operation: str, labels: Mapping[str, dict[str, str]],
@@ -357,7 +396,13 @@ def export_test(scenario: Mapping[str, Any], name: str = "playground-suite") -> 
         if _name(p) not in bound:
             out.notes.append(f"policy {_name(p)!r} has no binding: Kyverno CLI evaluates it as if bound everywhere, "
                              "kube-apiserver never evaluates it")
-    params = [d for d in policy_docs if not _is(d, POLICY_KIND) and not _is(d, BINDING_KIND)]
+    mutating = [d for d in policy_docs if _is(d, MUTATING_POLICY_KIND) or _is(d, MUTATING_BINDING_KIND)]
+    mutating_names = {_name(d) for d in mutating if _is(d, MUTATING_POLICY_KIND)}
+    if mutating_names:
+        out.notes.append("the MutatingAdmissionPolicies are written with the policies, but their results are left "
+                         "out: Kyverno CLI compares a whole patched resource, and a suite's expect.object is a part "
+                         "of the admitted object")
+    params = [d for d in policy_docs if not _is(d, POLICY_KIND) and not _is(d, BINDING_KIND) and d not in mutating]
     params += _pane_docs(scenario.get("params"))
     base_request = suite._request_base(scenario.get("request"))
     if base_request is None:
@@ -372,7 +417,7 @@ def export_test(scenario: Mapping[str, Any], name: str = "playground-suite") -> 
     grouped: dict[tuple[str, str, str, str], list[str]] = {}
     for case in cases:
         label = f"test case {case.index + 1} ({case.name})"
-        reason = _exportable(case, scenario_params, user, policies)
+        reason = _exportable(case, scenario_params, user, policies, mutating_names)
         if reason:
             out.notes.append(f"{label} left out: {reason}")
             continue
@@ -397,7 +442,10 @@ def export_test(scenario: Mapping[str, Any], name: str = "playground-suite") -> 
         if clash:
             out.notes.append(f"{label} left out: {clash}")
             continue
-        expected = dict(case.expect.policies)
+        expected = {k: v for k, v in case.expect.policies.items() if k not in mutating_names}
+        if not expected and len(case.expect.policies) > len(expected):
+            out.notes.append(f"{label} left out: it expects only results of MutatingAdmissionPolicies")
+            continue
         if not expected:
             if len(policies) != 1 or case.expect.allowed is None:
                 out.notes.append(f"{label} left out: say the result per policy with expect.policies "
@@ -407,9 +455,10 @@ def export_test(scenario: Mapping[str, Any], name: str = "playground-suite") -> 
             failed = case.expect.allowed is False or bool(case.expect.warning)
             expected = {_name(policies[0]): "fail" if failed else "pass"}
         e = case.expect
-        if e.message is not None or isinstance(e.warning, str) or e.audit_annotations or e.code or e.reason:
+        if e.message is not None or isinstance(e.warning, str) or e.audit_annotations or e.code or e.reason \
+                or e.object is not None:
             out.notes.append(f"{label}: only its per-policy results are carried over (Kyverno CLI does not "
-                             "check messages, warnings or audit annotations)")
+                             "check messages, warnings, audit annotations or a part of the admitted object)")
         resources[key] = resource
         for ns in ns_docs:
             if isinstance(ns, Mapping) and ns.get("kind") == "Namespace":
@@ -428,7 +477,7 @@ def export_test(scenario: Mapping[str, Any], name: str = "playground-suite") -> 
         results.append(entry)
     test: dict[str, Any] = {"apiVersion": API_VERSION, "kind": "Test", "metadata": {"name": name},
                             "policies": ["policies.yaml"], "resources": ["resources.yaml"]}
-    out.files["policies.yaml"] = _dump_docs(policies + bindings)
+    out.files["policies.yaml"] = _dump_docs(policies + bindings + mutating)
     out.files["resources.yaml"] = _dump_docs(list(resources.values()))
     if params:
         test["paramResources"] = ["params.yaml"]
@@ -449,7 +498,8 @@ def export_test(scenario: Mapping[str, Any], name: str = "playground-suite") -> 
     return out
 
 
-def _exportable(case: suite.TestCase, scenario_params: Any, user: Any, policies: list[Any]) -> str:
+def _exportable(case: suite.TestCase, scenario_params: Any, user: Any, policies: list[Any],
+                mutating_names: set[str]) -> str:
     if case.problems:
         return "the case is not valid: " + case.problems[0]["message"]
     extra = sorted(k for k in case.request if k not in ("operation", "userInfo"))
@@ -461,7 +511,7 @@ def _exportable(case: suite.TestCase, scenario_params: Any, user: Any, policies:
         return "a Kyverno test has one user info for every resource, and this case has its own"
     if "params" in case.panes and case.panes["params"] != scenario_params:
         return "a Kyverno test has one set of param resources, and this case has its own"
-    names = {_name(p) for p in policies}
+    names = {_name(p) for p in policies} | mutating_names
     missing = [n for n in case.expect.policies if n not in names]
     if missing:
         return f"no policy named {missing[0]!r}"
