@@ -318,9 +318,10 @@
     return "cel";
   }
 
-  // YAML, with CEL picked out in expression fields (the overlay keeps state across lines: block scalars)
+  // YAML, with CEL picked out in expression fields (the overlay keeps state across lines: block scalars).
+  // The styles are combined: the YAML mode's stay (closebrackets reads "string" to skip a closing quote).
   CodeMirror.defineMode("yaml-cel", function (config) {
-    return CodeMirror.overlayMode(CodeMirror.getMode(config, "yaml"), celOverlay);
+    return CodeMirror.overlayMode(CodeMirror.getMode(config, "yaml"), celOverlay, true);
   });
 
   // ----------------------------------------------------------------------------------------

@@ -86,6 +86,7 @@ def test_a_misspelt_field_is_marked_as_you_type_without_evaluating(page, screens
     tooltip = page.locator(".CodeMirror-lint-tooltip")
     tooltip.wait_for()
     assert 'unknown field "spec.validatons"' in tooltip.inner_text()
+    page.wait_for_timeout(500)  # the tooltip fades in
     screenshot("marked")
     assert any(u.endswith("/api/v1/lint") for u in posted)
     assert not any(u.endswith("/evaluate") for u in posted)  # checked, not evaluated
@@ -108,6 +109,11 @@ def test_object_completes_inside_an_expression(page, screenshot):
     assert value(page).endswith("  - expression: object.spec.replicas\n")
     cel = page.locator(f"{POLICY} .cm-cel-root", has_text="object")
     assert cel.count() >= 1  # CEL highlighted inside the expression field
+    # in a quoted expression the closing quote typed steps over the one the editor put in (the YAML string style
+    # stays under the CEL highlighting)
+    page.keyboard.type('\n- expression: "object.spec.replicas <= 5"')
+    page.keyboard.press("Escape")
+    assert value(page).endswith('  - expression: "object.spec.replicas <= 5"\n')
 
 
 def test_the_documentation_at_the_cursor_is_read_out_from_the_keyboard(page):
@@ -119,7 +125,7 @@ def test_the_documentation_at_the_cursor_is_read_out_from_the_keyboard(page):
     page.locator(".field-doc").wait_for()
     announcer = page.locator("#editor-help-announcer")
     assert announcer.get_attribute("aria-live") == "polite"
-    page.wait_for_function("document.getElementById('editor-help-announcer').textContent.length > 0")
+    page.locator("#editor-help-announcer", has_text="failurePolicy defines").wait_for(state="attached")
     said = announcer.inner_text()
     assert said.startswith("ValidatingAdmissionPolicy.spec.failurePolicy, string: failurePolicy defines"), said
     page.keyboard.press("Escape")
