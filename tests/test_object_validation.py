@@ -417,3 +417,17 @@ _EMBEDDED = {"type": "object", "properties": {"template": {
 def test_embedded_resources(template, expected):
     found = crd_validation.validate({"template": template}, None, _EMBEDDED, (1, 34))
     assert [e.message for e in found.errors] == expected
+
+
+@pytest.mark.parametrize(("rule", "expected"), [
+    # TestValidationExpressions "integers" errors: the evaluation error, then the rule
+    ("self.val1 + 1 == 0", 'root: Invalid value: "object": integer overflow evaluating rule: self.val1 + 1 == 0'),
+    ("1 / 0 == 1 / 0", 'root: Invalid value: "object": division by zero evaluating rule: 1 / 0 == 1 / 0'),
+    # a field the value lacks
+    ("self.missing == 1", 'root: Invalid value: "object": no such key: missing evaluating rule: self.missing == 1'),
+])
+def test_rule_evaluation_errors(rule, expected):
+    schema = {"type": "object", "properties": {"val1": {"type": "integer"}},
+              "x-kubernetes-validations": [{"rule": rule}]}
+    errors, _ = _rules(schema, {"val1": 2**63 - 1})
+    assert errors == [expected]
