@@ -98,15 +98,18 @@ def _pod(state: RequestState, stored: Stored) -> StageRecord:
     pod = attrs.object
     if pod.get("kind") != "Pod":
         return _bad_request("failed to decode pod")
+    explanation = _explained(attrs.namespace, policy)
     if attrs.operation == "UPDATE":
-        if not isinstance(attrs.old_object, dict) or attrs.old_object.get("kind") != "Pod":
+        old = attrs.old_object
+        if old is None:  # the apiserver always has the stored Pod; without one the update is taken to matter
+            explanation += ("no old object given: the update is checked as one that changes a container image",)
+        elif not isinstance(old, dict) or old.get("kind") != "Pod":
             return _bad_request("failed to decode old pod")
-        if not podsecurity.is_significant_pod_update(pod, attrs.old_object):
+        elif not podsecurity.is_significant_pod_update(pod, old):
             return c.nothing(PLUGIN, "the update changes no container image and no number of containers: "
                                      "the pod security levels are not checked")
     result = podsecurity.evaluate_pod(policy, errors, c.meta(pod), c.spec(pod), version_tuple(stored.version),
                                       enforce=True)
-    explanation = _explained(attrs.namespace, policy)
     if result.denied is None:
         return StageRecord(PLUGIN, NOTHING_TO_DO, explanation, warnings=result.warnings,
                            audit_annotations=result.audit_annotations)
