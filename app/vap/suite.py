@@ -28,8 +28,8 @@ A case takes the policy and binding panes, the Kubernetes version and, unless it
 the params and namespace panes from its scenario; it takes every attribute of the Request pane
 but ``operation`` (its objects decide that). ``expect`` may also be one word: ``allowed``,
 ``denied`` or ``warning``. ``expect.object`` is compared with the response's ``object``, the object after
-every mutating stage (what the apiserver would store, or what the validating stages saw when the request was
-denied), as a subset (:mod:`.expected_object`).
+every mutating stage (what the apiserver would store; for a denied request, the object as it was when the request
+was refused), as a subset (:mod:`.expected_object`).
 
 The per-policy result follows Kyverno CLI's reading of a ValidatingAdmissionPolicy: ``skip``
 when the policy takes no part (not matched, no binding matched, a matchCondition false),
