@@ -29,6 +29,16 @@ def test_gallery_has_the_scenarios_the_issue_asks_for():
     assert len(set(names)) == len(names)
     assert examples.default() is EXAMPLES[0]
     assert examples.get("no-such-example") is None
+    # issue 27: the MutatingAdmissionPolicy scenarios, each recording what the object becomes or why it is refused
+    mutating = {"sidecar-injection", "sidecar-atomic-args", "labels-from-params", "jsonpatch-escapekey",
+                "mutation-then-validation"}
+    assert mutating <= set(names)
+    for name in mutating:
+        example = examples.get(name)
+        assert "kind: MutatingAdmissionPolicy\n" in example.panes["policy"]
+        assert example.expect.object is not None or example.expect.message_contains, name
+    assert "jsonpatch.escapeKey(" in examples.get("jsonpatch-escapekey").panes["policy"]
+    assert "kind: ValidatingAdmissionPolicy\n" in examples.get("mutation-then-validation").panes["policy"]
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.name for e in EXAMPLES])
