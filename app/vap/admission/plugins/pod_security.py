@@ -97,14 +97,14 @@ def _pod(state: RequestState, stored: Stored) -> StageRecord:
         return _PRIVILEGED
     pod = attrs.object
     if pod.get("kind") != "Pod":
-        return _bad_request("failed to decode pod")
+        return _bad_request(attrs, "failed to decode pod")
     explanation = _explained(attrs.namespace, policy)
     if attrs.operation == "UPDATE":
         old = attrs.old_object
         if old is None:  # the apiserver always has the stored Pod; without one the update is taken to matter
             explanation += ("no old object given: the update is checked as one that changes a container image",)
         elif not isinstance(old, dict) or old.get("kind") != "Pod":
-            return _bad_request("failed to decode old pod")
+            return _bad_request(attrs, "failed to decode old pod")
         elif not podsecurity.is_significant_pod_update(pod, old):
             return c.nothing(PLUGIN, "the update changes no container image and no number of containers: "
                                      "the pod security levels are not checked")
@@ -125,8 +125,10 @@ def _forbidden(resource: str, name: str, why: str) -> dict[str, Any]:
     return decision.failure_status({"message": message, "reason": "Forbidden", "details": details, "code": 403})
 
 
-def _bad_request(message: str) -> StageRecord:
-    status = decision.failure_status({"message": message, "reason": "BadRequest", "code": 400})
+def _bad_request(attrs: Any, message: str) -> StageRecord:
+    """The plugin's BadRequest, over the details of the generic Forbidden it starts from (it carries none)."""
+    status = decision.failure_status({"message": message, "reason": "BadRequest",
+                                      "details": decision.forbidden_details(attrs), "code": 400})
     return StageRecord(PLUGIN, DENIED, (message,), status=status, decided_by=PLUGIN,
                        audit_annotations={podsecurity.ERROR_ANNOTATION: message})
 
