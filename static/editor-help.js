@@ -353,7 +353,7 @@
         if (tooltip && !tooltip.matches(":hover")) { hideTooltip(); }
       }, 200);
     });
-    scheduleLint();
+    // No check on load: the page comes with its evaluation's problems marked; panes put back later change.
   });
 
   document.addEventListener("change", function (event) {
