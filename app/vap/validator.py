@@ -35,7 +35,7 @@ EXPLANATION_COST_FACTOR = 3
 EXPLANATION_COST_FLOOR = 10_000
 # and its evaluations may take as long as the policy's evaluation took before it, and at least this many seconds
 # (so that it never makes an evaluation take much longer than without it)
-EXPLANATION_SECONDS_FLOOR = 0.1
+EXPLANATION_SECONDS_FLOOR = 0.5  # of the process's CPU time: what a loaded machine does not stretch
 OUT_OF_BUDGET = "validation failed due to running out of cost budget, no further validation rules will be run"
 
 
