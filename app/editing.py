@@ -15,7 +15,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
-from . import errors, evaluations
+from . import errors, evaluations, ratelimit
 from .vap import DEFAULT_VERSION, SUPPORTED_VERSIONS
 from .vap.completion import complete, explain, hover
 from .vap.documents import PANES
@@ -80,6 +80,11 @@ def _at_position(answer: Callable[..., Any]) -> Response | tuple[Response, int]:
         version = _version(payload.get("kubernetesVersion"))
     except InputError as exc:
         return errors.json_error(str(exc), 400)
+    # cheap enough to answer here as one types (bounded by the body's size and the panes' limits), but counted:
+    # no client may keep a server thread busy with them
+    limiter = ratelimit.limiter()
+    limiter.check("edit", ratelimit.client_address(request.remote_addr),
+                  limiter.body_tokens(request.content_length))
     return jsonify(answer(payload, pane, line, column, version))
 
 

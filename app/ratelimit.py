@@ -39,6 +39,8 @@ CONFIG_DEFAULTS = {
     "RATE_LIMIT_EVALUATE_BURST": 60,
     "RATE_LIMIT_SHARE_PER_MINUTE": 30,  # storing and importing scenarios
     "RATE_LIMIT_SHARE_BURST": 20,
+    "RATE_LIMIT_EDIT_PER_MINUTE": 1200,  # the editors' completion and hover (cheap, in the server, as one types)
+    "RATE_LIMIT_EDIT_BURST": 120,
     "RATE_LIMIT_PENALTY": 60,  # tokens an evaluation stopped at its time or memory bound costs (a full burst)
     "RATE_LIMIT_CONCURRENT": 2,  # evaluation workers one client may hold at once (app/scheduler.py)
     "RATE_LIMIT_QUEUED": 8,  # jobs one client may have waiting for a worker (429 beyond)
@@ -46,7 +48,7 @@ CONFIG_DEFAULTS = {
     "RATE_LIMIT_BODY_BYTES": 256 * 1024,  # an evaluation's request body counts one token per started this many bytes
     "TRUSTED_PROXIES": 0,  # proxies in front whose X-Forwarded-For entry is the client's address
 }
-ACTIONS = {"evaluate": "evaluations", "share": "shares"}
+ACTIONS = {"evaluate": "evaluations", "share": "shares", "edit": "completion and hover requests"}
 _MAX_CLIENTS = 100_000  # buckets kept; the least recently used are forgotten first
 
 

@@ -148,3 +148,22 @@ def test_a_body_too_large_for_a_burst_waits_for_a_full_bucket():
     buckets = ratelimit.Buckets(ratelimit.Rule("evaluate", per_minute=60, burst=3))
     assert buckets.take("a", now=0.0, count=10) == 0  # never more than a burst: a full bucket serves it
     assert buckets.take("a", now=0.0, count=10) == pytest.approx(3.0)
+
+
+def test_completion_and_hover_are_counted_in_their_own_bucket():
+    """The editors' completion and hover answer in the server process: a client sending them faster than
+    RATE_LIMIT_EDIT allows gets 429 with Retry-After, and its evaluations are not charged for them."""
+    from app import create_app
+
+    app = create_app({"RATE_LIMIT_ENABLED": True, "RATE_LIMIT_EDIT_PER_MINUTE": 60, "RATE_LIMIT_EDIT_BURST": 3,
+                      "EVALUATION_ISOLATION": "inline"})
+    client = app.test_client()
+    body = {"policy": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nspec:\n  \n",
+            "pane": "policy", "line": 4, "column": 3}
+    codes = [client.post("/api/v1/complete", json=body).status_code for _ in range(3)]
+    refused = client.post("/api/v1/hover", json=body)
+    assert codes == [200, 200, 200]
+    assert refused.status_code == 429 and refused.headers.get("Retry-After")
+    assert "completion and hover requests" in refused.get_json()["error"]
+    assert client.post("/api/v1/evaluate", json={"object": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"}
+                       ).status_code == 200
