@@ -455,6 +455,8 @@ class Outcome:
         found = _WEBHOOK_DENIAL.search(message)
         if found:
             return f"webhook {found['webhook']}", ""
+        if _POD_SECURITY_DENIAL.search(message):
+            return "PodSecurity", ""
         admission = self.response.get("admission") or {}
         return str(admission.get("decidedBy") or ""), ""
 
@@ -477,6 +479,8 @@ _VAP_DENIAL = re.compile(r"ValidatingAdmissionPolicy '(?P<policy>[^']*)' with bi
                          r"denied request: ")
 # a MutatingAdmissionPolicy's failure: its own text is the message (no "... is forbidden:" before it)
 _MAP_DENIAL = re.compile(r"policy '(?P<policy>[^']*)' with binding '(?P<binding>[^']*)' denied request: ")
+# the PodSecurity plugin's refusal (k8s.io/pod-security-admission admission.go EvaluatePod)
+_POD_SECURITY_DENIAL = re.compile(r' is forbidden: violates PodSecurity "[a-z]+:[a-z0-9.]+": ')
 MUTATING_STAGE = "MutatingAdmissionPolicy "  # the stage of a change a MutatingAdmissionPolicy made: "... p/b"
 
 

@@ -592,3 +592,17 @@ def test_a_cluster_dump_larger_than_the_cores_pane_cache_is_still_read_once(tmp_
     assert code == 1
     assert len(out.splitlines()) == 8  # 4 to 11 replicas are denied (at most 3 by the params)
     assert all(read.count(pane) <= 1 for pane in check.CLUSTER_PANES), read
+
+
+def test_a_pod_the_namespaces_pod_security_level_refuses_names_podsecurity(tmp_path, capsys, monkeypatch):
+    """A Namespace of the cluster dump labelled pod-security.kubernetes.io/enforce: restricted refuses a Pod with no
+    securityContext: the POLICY column names the PodSecurity plugin."""
+    _write(tmp_path / "policies" / "cluster.yaml", _docs_policy() + "---\napiVersion: v1\nkind: Namespace\n"
+           "metadata:\n  name: shop\n  labels: {pod-security.kubernetes.io/enforce: restricted}\n")
+    _write(tmp_path / "app" / "pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: shop}\n"
+           "spec:\n  containers: [{name: app, image: nginx}]\n")
+    code, out, _ = _in_process(capsys, monkeypatch, tmp_path, "app", "-p", "policies")
+    assert code == 1
+    row = out.splitlines()[1].split()
+    assert row[:8] == ["app/pod.yaml:1", "pod/web", "shop", "CREATE", "denied", "403", "PodSecurity", "-"]
+    assert 'violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false' in out
