@@ -121,7 +121,8 @@ def _admit(state: RequestState, stored: Stored, manager: str, named: bool, has_s
     # the explanation says what the playground assumed (the response's notes list it)
     if not named:
         words.insert(0, f"metadata.managedFields: the manager is {manager!r}, as kubectl sends it for "
-                        f"{'an' if attrs.operation == 'UPDATE' else 'a'} {attrs.operation} (options.fieldManager names another); its time is {meta.NOW}, "
+                        f"{'an' if attrs.operation == 'UPDATE' else 'a'} {attrs.operation} "
+                        f"(options.fieldManager names another); its time is {meta.NOW}, "
                         "the playground's fixed instant")
     made = tuple(changes(PLUGIN, obj, out))
     if not made and old is attrs.old_object:
