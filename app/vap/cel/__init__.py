@@ -672,6 +672,22 @@ def _environment_declarations(decls: Declarations, text: str) -> Declarations:
     return replace(decls, params=params, authorizer=authorizer, variables=variables)
 
 
+@dataclass(frozen=True)
+class _CompileFailure:
+    error: Exception
+
+
+@fast.memo(COMPILE_CACHE_SIZE)
+def _engine_compile(env: Any, text: str, decls: Declarations) -> Any:
+    """The engine's checked program for a text in an environment (``decls`` is its key), or the failure: the
+    same text checked as another kind of expression (a matchCondition and a validation alike) is compiled
+    once; what a kind accepts is decided after (:func:`_check`)."""
+    try:
+        return env.compile(text)
+    except Exception as exc:
+        return _CompileFailure(exc)
+
+
 @fast.memo(COMPILE_CACHE_SIZE)
 def _check(expression: str, kind: str, decls: Declarations) -> tuple[Compiled, _Rewrite]:
     """Compile and check one expression in the checking environment: its errors and result type, and
@@ -681,10 +697,10 @@ def _check(expression: str, kind: str, decls: Declarations) -> tuple[Compiled, _
     rewrite = _rewrite_variables(expression, decls.variables) if decls.variables is not None else _Rewrite(expression)
     compiled = Compiled(expression=expression, kind=kind, uses_variables=rewrite.used)
     issues: list[CompileIssue] = []
-    program = None
-    try:
-        program = env.compile(rewrite.text)
-    except Exception as exc:  # the engine reports parse and check errors as one exception text
+    program = _engine_compile(env, rewrite.text, decls)
+    if isinstance(program, _CompileFailure):  # the engine reports parse and check errors as one exception text
+        exc = program.error
+        program = None
         limit = library.compile_limit_error(str(exc))
         if limit is not None:
             # the engine cannot compile what the apiserver accepts: not an error of the policy, and
@@ -757,9 +773,11 @@ def _checking_version(version: str, text: str) -> str:
     """A newer version whose environment checks ``text`` exactly as ``version``'s does (it declares
     nothing differently but functions the text never names), so that API validation, which checks
     in the previous version's environment, shares the environment evaluation runs in."""
-    for newer in reversed(library.SUPPORTED_VERSIONS):
+    # the nearest such version: API validation checks in the version before the evaluation's, so the nearest is
+    # the evaluation's own, whose check the evaluation's compile then shares
+    for newer in library.SUPPORTED_VERSIONS:
         if library.version_tuple(newer) <= library.version_tuple(version):
-            break
+            continue
         changes = library.declaration_changes(version, newer)
         if changes is not None and not mentions(text, *changes):
             return newer

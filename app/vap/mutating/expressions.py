@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .. import fast
 from ..cel.library.checks import OBJECT_TYPE_KEY
 from .applyconfig import ObjectValue
 
@@ -76,8 +77,10 @@ class Rewritten:
         return best[1] + (offset - best[0] if best[2] else 0)
 
 
+@fast.memo(512)
 def rewrite(expression: str) -> Rewritten:
-    """The expression with its initialisers as map literals and ``jsonpatch.escapeKey`` calls expanded."""
+    """The expression with its initialisers as map literals and ``jsonpatch.escapeKey`` calls expanded (worked
+    out once per text: API validation, type checking and the evaluation all ask for it)."""
     tokens = _tokens(expression)
     out: list[str] = []
     pieces: list[tuple[int, int, bool]] = []
