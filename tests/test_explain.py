@@ -346,3 +346,24 @@ def test_the_page_shows_why_a_match_condition_is_false(client):
     table = table[:table.index("</table>")]
     assert '<th scope="col">Why</th>' in table
     assert '<li><code>object.spec.replicas</code> = <code class="operand-value">5</code></li>' in table
+
+
+def test_an_explanation_kept_for_one_request_is_not_shown_for_another():
+    """Explanations are kept for unchanged documents; a request that differs (another user) is explained anew,
+    even when everything else is the very same pasted text."""
+    from app.vap.evaluate import evaluate
+
+    policy = ("apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: p}\n"
+              "spec:\n  matchConstraints: {resourceRules: [{apiGroups: [''], apiVersions: [v1], operations: ['*'],"
+              " resources: [configmaps]}]}\n  validations:\n"
+              "  - expression: \"request.userInfo.username == 'admin' || object.data.x == 'y'\"\n---\n"
+              "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\n"
+              "metadata: {name: p}\nspec: {policyName: p, validationActions: [Deny]}\n")
+    obj = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: default}\ndata: {x: n}\n"
+    kept_values.clear()
+    seen = []
+    for user in ("alice", "alice", "bob", "bob", "alice"):
+        response = evaluate({"policy": policy, "object": obj, "request": f"userInfo: {{username: {user}}}\n"})
+        lines = _lines(response["policies"][0]["bindings"][0]["evaluations"][0]["validations"][0]["explanation"])
+        seen.append(next(line for line in lines if line.startswith('request.userInfo.username = "')))
+    assert seen == [f'request.userInfo.username = "{u}"' for u in ("alice", "alice", "bob", "bob", "alice")]

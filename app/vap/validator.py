@@ -275,7 +275,8 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
         authorizer = inv.authorizer if policy.uses_authorizer else None
         kept = keeping.reuse(policy, pruners, inv) if authorizer is None else None
         inputs = kept.inputs if kept is not None else _inputs(policy, pruners, inv)
-        if policy.match_conditions and not _match(policy, inv, inputs, authorizer, err_action, tracker, out, begun):
+        if policy.match_conditions and not _match(policy, inv, inputs, authorizer, err_action, tracker, out, begun,
+                                                  kept is not None):
             return out
 
         # validations, then every messageExpression, against one budget.
@@ -341,7 +342,7 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
             out.variables = _variable_records(policy, scopes)
         if later:  # explained once the variables' records are made (explaining may evaluate more of them)
             explaining = perf_counter()
-            made = explaining_kept.kept(policy, inv, _seen(policy, pruners, inv))
+            made = explaining_kept.kept(policy, inv, _seen(policy, pruners, inv), inputs if kept is not None else None)
             _explain_all(later, policy, inv, inputs, data, tracker, made, _allowance(begun, explaining))
             if started is not None:
                 started += perf_counter() - explaining  # (not evaluating for the decision)
@@ -467,7 +468,7 @@ def _out_of_budget(policy: CompiledPolicy, scopes: list[cel.VariableScope], err_
 
 
 def _match(policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any], authorizer: Any, err_action: str,
-           tracker: Any, out: ValidateResult, begun: float) -> bool:
+           tracker: Any, out: ValidateResult, begun: float, kept_inputs: bool = False) -> bool:
     """The matchConditions, recorded in ``out``: all evaluated, any false skips the policy; errors under
     failurePolicy. They see the request's original resource, no Namespace. False: the evaluation ends."""
     match_inputs = inputs
@@ -499,7 +500,8 @@ def _match(policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any], auth
         if entry["result"] is False or (entry["error"] is not None and entry["error"] != OUT_OF_BUDGET):
             if whole is None:
                 whole = _Unpruned(data, inv, None, original_resource=True)
-                made = explaining_kept.kept(policy, inv, _seen(policy, policy.pruners, inv))
+                made = explaining_kept.kept(policy, inv, _seen(policy, policy.pruners, inv),
+                                            inputs if kept_inputs else None)
                 allowance = _allowance(begun, perf_counter())
             _explain(entry, compiled, entry["cost"], whole, policy, inv, tracker, made, ("matchCondition", index),
                      allowance)
