@@ -9,7 +9,8 @@
   ``validator.validate`` call (activations, matchConditions, variables, validations,
   messageExpressions, auditAnnotations, cost, error texts, result records) and every expression a
   MutatingAdmissionPolicy runs (its matchConditions, and each mutation with the variables it reads: the
-  ``_run`` calls of :mod:`app.vap.mutating.policy`). The rest of a warm evaluation is reading the panes, API
+  ``_run`` calls of :mod:`app.vap.mutating.policy`), but not the explanations of false or failed expressions
+  (:mod:`app.vap.explain`), which the bare engine does not make. The rest of a warm evaluation is reading the panes, API
   validation, the request, matching, params, merging or patching what mutations return, defaulting, and the
   response.
 * **CEL stage, fresh**: the same with none of the values converted for the evaluation before kept
@@ -34,6 +35,7 @@ import yaml
 
 from app.vap import cel, compiler, fast, limits, validator
 from app.vap.cel import library
+from app.vap.fast import explained as explaining_kept
 from app.vap.fast import kept
 from app.vap.mutating import expressions as mutation_expressions
 from app.vap.mutating import policy as mutating_policy
@@ -73,14 +75,30 @@ def cel_stage_once(payload: Mapping[str, Any], *, fresh: bool = False) -> float:
                 spent[0] += time.perf_counter() - start
         return timed
 
+    # the explanations of false or failed expressions (app/vap/explain.py) are not part of the stage: the bare
+    # engine makes none, and they change no decision
+    explaining = [0.0]
+    original_explain, original_kept = validator._explain, explaining_kept.kept
+
+    def untimed(function: Any) -> Any:
+        def timed(*args: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return function(*args)
+            finally:
+                explaining[0] += time.perf_counter() - start
+        return timed
+
     validator.validate = timer(original)
     mutating_policy._run = timer(original_run)
+    validator._explain, explaining_kept.kept = untimed(original_explain), untimed(original_kept)
     try:
         evaluate_module.evaluate(payload)
     finally:
         validator.validate = original
         mutating_policy._run = original_run
-    return spent[0]
+        validator._explain, explaining_kept.kept = original_explain, original_kept
+    return spent[0] - explaining[0]
 
 
 @dataclass
