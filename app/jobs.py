@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from . import exercises, store, vap
+from . import exercises, rendering, result_view, store, vap
 from .vap import placement, suite
 from .vap.evaluate import check_payload, payload_from_body
 from .vap.lint import lint
@@ -46,6 +46,15 @@ def _quote_version(response: dict[str, Any], given: str) -> None:
         quoted = f"'{shown}'"
         said = quoted if read == quoted or len(read) > _VERSION_SHOWN + 2 else f"{quoted} (read as {read})"
         problem["message"] = f"{_UNSUPPORTED}{said}: supported{rest}"
+
+
+def result_page(payload: Any, values: Mapping[str, str], value_bytes: int, max_bytes: int) -> dict[str, Any]:
+    """Evaluate the page's form (``payload``, from its ``values``) and lay out and render its result region: the
+    answer bounded as an evaluation's is (``value_bytes``, ``max_bytes``), then what the page shows of it, with its
+    HTML (``html``), so that the server process only places it."""
+    response = bounded("evaluate", JOBS["evaluate"](payload), value_bytes, max_bytes)
+    result = result_view.layout(values, response)
+    return {**result, "html": rendering.render_result(result)}
 
 
 def evaluate_body(raw: bytes) -> dict[str, Any]:
@@ -112,6 +121,7 @@ def export(scenario: Mapping[str, Any], shared_id: str | None) -> dict[str, str]
 JOBS: dict[str, Callable[..., Any]] = {
     "evaluate": evaluate,
     "evaluate_body": evaluate_body,  # POST /api/v1/evaluate: the request body as it came
+    "result_page": result_page,  # the page's result region: evaluated, laid out and rendered
     "test_cases": test_cases,  # the page's Test cases pane
     "suite": run_suite,  # POST /api/v1/test
     "checks": checks,  # a workshop exercise's hidden checks

@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .playground import OLD_NEW_ROWS, _leaves, _line
+from .result_view import OLD_NEW_ROWS, _leaves, _line
 from .vap.changes import ADD, REMOVE, Path, render_path
 
 STAGE = "MutatingAdmissionPolicy "  # how the changes a policy made name their stage: "... <policy>/<binding>"

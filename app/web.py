@@ -9,26 +9,15 @@ routes, in app/shares.py.
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from flask import Blueprint, Response, abort, make_response, request
 
-from . import errors, examples, forms, mutating_page, playground
+from . import errors, examples, forms, playground, rendering
 
 bp = Blueprint("web", __name__)
 
 
-@bp.app_template_filter("pretty_json")
-def pretty_json(value: Any) -> str:
-    """Show a CEL value as indented JSON (autoescaped by the template like any text)."""
-    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
-
-
-@bp.app_template_filter("mutating_view")
-def mutating_view(response: Any) -> dict[str, Any] | None:
-    """The MutatingAdmissionPolicy part of a response as templates/_mutating.html shows it (app/mutating_page.py)."""
-    return mutating_page.view(response) if isinstance(response, dict) else None
+for _name, _filter in rendering.FILTERS.items():  # the page's filters, as the workers render with them too
+    bp.add_app_template_filter(_filter, _name)
 
 
 @bp.get("/")

@@ -1,6 +1,6 @@
 """The evaluation workers load no Flask: their fork server imports app.warm_forkserver and
-app.isolation (which bring app.jobs, the core, the store and the exercises), and the jobs they run
-import nothing more."""
+app.isolation (which bring app.jobs, the core, the store, the exercises, and Jinja to render the page's result
+region, app.rendering), and the jobs they run import nothing more."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ lines = "".join("    " + line + "\\n" for line in example.panes["object"].splitl
 cases = "- name: denied\\n  object: |\\n" + lines + "  expect: denied\\n"
 replies = {
     "evaluate": isolation._perform("evaluate", [body]),
+    "result_page": isolation._perform("result_page", [body, body, 65536, 1048576]),
     "test_cases": isolation._perform("test_cases", [body, cases]),
     "suite": isolation._perform("suite", [{**body, "testCases": cases}, False]),
     "checks": isolation._perform("checks", ["first-validation", body]),
@@ -31,7 +32,7 @@ replies = {
     "scenario_file": isolation._perform("scenario_file", [
         "apiVersion: playground.admission/v1\\nkind: Scenario\\nobject: {kind: Pod}\\n"]),
 }
-loaded = sorted(name for name in sys.modules if name.split(".")[0] in ("flask", "werkzeug", "jinja2"))
+loaded = sorted(name for name in sys.modules if name.split(".")[0] in ("flask", "werkzeug"))
 print(json.dumps({"loaded": loaded, "replies": replies}, default=str))
 """
 
@@ -44,6 +45,8 @@ def test_the_worker_side_and_its_jobs_import_no_flask():
     replies = out["replies"]
     assert all("response" in reply for reply in replies.values()), replies
     assert replies["evaluate"]["response"]["allowed"] is False
+    page = replies["result_page"]["response"]
+    assert page["decision"] == "denied" and '<section id="result"' in page["html"]
     assert replies["test_cases"]["response"]["passed"] == 1
     assert replies["suite"]["response"]["summary"]["passed"] == 1
     assert replies["checks"]["response"]["total"] > 0
@@ -72,4 +75,4 @@ def test_a_process_of_the_workers_fork_server_has_no_flask():
     assert proc.returncode == 0, proc.stderr
     modules = json.loads(proc.stdout.splitlines()[-1])
     assert {"app.warm_forkserver", "app.isolation", "app.jobs"} <= set(modules)
-    assert [name for name in modules if name.split(".")[0] in ("flask", "werkzeug", "jinja2")] == []
+    assert [name for name in modules if name.split(".")[0] in ("flask", "werkzeug")] == []
