@@ -10,7 +10,7 @@ admission chain (:mod:`admission`); and form the response from what each stage r
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -49,40 +49,6 @@ def _is_mutating_doc(doc: Document) -> bool:
     return doc.kind in MUTATING_KINDS and doc.api_version.startswith(ADMISSION_GROUP + "/")
 
 
-def _load_mutating_docs(
-    docs: list[Document], version: str, problems: list[Problem], rejected: list[dict[str, Any]]
-) -> tuple[list[Loaded], list[Loaded]]:
-    """MutatingAdmissionPolicies and their bindings as API validation leaves them: defaulted, or refused."""
-    policies: list[Loaded] = []
-    bindings: list[Loaded] = []
-    compat = compiler.new_expressions_version(version)
-    for doc in docs:
-        if (unregistered := doc.version_problem(map_types.served_versions(version))) is not None:
-            problems.append(unregistered)
-            continue
-        is_policy = doc.kind == "MutatingAdmissionPolicy"
-        key = ("validated", compat, version)
-        if key not in doc.memo:
-            if is_policy:
-                obj = map_types.default_mutating_policy(doc.value, version)
-                spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
-                with validation.messages_for(library.version_tuple(version)):
-                    errors = map_types.validate_mutating_policy(obj, map_policy.compile_check(spec, compat))
-            else:
-                obj = map_types.default_mutating_binding(doc.value, version)
-                with validation.messages_for(library.version_tuple(version)):
-                    errors = map_types.validate_mutating_binding(obj)
-            doc.memo[key] = (obj, errors)
-        obj, errors = doc.memo[key]
-        if errors:
-            problems.extend(_field_problem(doc, e, {}) for e in errors)
-            rejected.append({"kind": doc.kind, "name": doc.name, "pane": doc.pane, "document": doc.index,
-                             "message": validation.aggregate_message(doc.kind, doc.name, errors)})
-            continue
-        (policies if is_policy else bindings).append(Loaded(doc.name, obj, doc.memo))
-    return policies, bindings
-
-
 def _version(scenario: Scenario, problems: list[Problem]) -> str:
     version = scenario.kubernetes_version or library.DEFAULT_VERSION
     version = version.lstrip("v")
@@ -98,7 +64,7 @@ def _version(scenario: Scenario, problems: list[Problem]) -> str:
 _ISSUE_AT = re.compile(r"ERROR: <input>:(\d+):(\d+):")
 
 
-def _field_problem(doc: Document, err: validation.FieldError, spec: Mapping[str, Any]) -> Problem:
+def _field_problem(doc: Document, err: validation.FieldError) -> Problem:
     at = _ISSUE_AT.search(err.message)
     if at:  # a CEL compile error: point at the character inside the expression
         line, column = doc.locate_in_value(err.field, int(at.group(1)), int(at.group(2)))
@@ -107,27 +73,60 @@ def _field_problem(doc: Document, err: validation.FieldError, spec: Mapping[str,
     return Problem(doc.pane, doc.index, line, column, err.field, "error", err.message)
 
 
-def _load_policy_docs(
-    docs: list[Document], version: str, problems: list[Problem], rejected: list[dict[str, Any]]
+def _load_admission_docs(
+    docs: list[Document], version: str, problems: list[Problem], rejected: list[dict[str, Any]], *,
+    policy_kind: str, served: tuple[str, ...],
+    default_and_validate: Callable[[Any, bool, str], tuple[dict[str, Any], list[validation.FieldError]]],
 ) -> tuple[list[Loaded], list[Loaded]]:
+    """Admission policies of one kind (``policy_kind``) and their bindings as API validation leaves them: defaulted,
+    or refused with the errors at their fields. Each document is defaulted and validated once per version (its
+    memo); expressions are compiled as a policy being stored is (:func:`compiler.new_expressions_version`)."""
     policies: list[Loaded] = []
     bindings: list[Loaded] = []
     compat = compiler.new_expressions_version(version)
     for doc in docs:
-        if (unregistered := doc.version_problem(POLICY_VERSIONS)) is not None:
+        if (unregistered := doc.version_problem(served)) is not None:
             problems.append(unregistered)
             continue
-        is_policy = doc.kind == "ValidatingAdmissionPolicy"
-        obj, spec, errors = _defaulted_and_validated(doc, is_policy, compat, version)
+        is_policy = doc.kind == policy_kind
+        key = ("validated", compat, version)
+        if key not in doc.memo:
+            with validation.messages_for(library.version_tuple(version)):
+                doc.memo[key] = default_and_validate(doc.value, is_policy, compat)
+        obj, errors = doc.memo[key]
         if errors:
-            problems.extend(_field_problem(doc, e, spec) for e in errors)
-            rejected.append({
-                "kind": doc.kind, "name": doc.name, "pane": doc.pane, "document": doc.index,
-                "message": validation.aggregate_message(doc.kind, doc.name, errors),
-            })
+            problems.extend(_field_problem(doc, e) for e in errors)
+            rejected.append({"kind": doc.kind, "name": doc.name, "pane": doc.pane, "document": doc.index,
+                             "message": validation.aggregate_message(doc.kind, doc.name, errors)})
             continue
         (policies if is_policy else bindings).append(Loaded(doc.name, obj, doc.memo))
     return policies, bindings
+
+
+def _spec(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    return obj["spec"] if isinstance(obj.get("spec"), Mapping) else {}
+
+
+def _validating(value: Any, is_policy: bool, compat: str) -> tuple[dict[str, Any], list[validation.FieldError]]:
+    """A ValidatingAdmissionPolicy or its binding, defaulted and validated."""
+    if is_policy:
+        obj = validation.default_policy(value)
+        return obj, validation.validate_policy(obj, compiler.compile_check(_spec(obj), compat))
+    obj = validation.default_binding(value)
+    return obj, validation.validate_binding(obj)
+
+
+def _mutating(version: str) -> Callable[[Any, bool, str], tuple[dict[str, Any], list[validation.FieldError]]]:
+    """A MutatingAdmissionPolicy or its binding, defaulted (per Kubernetes version) and validated."""
+    def default_and_validate(value: Any, is_policy: bool, compat: str
+                             ) -> tuple[dict[str, Any], list[validation.FieldError]]:
+        if is_policy:
+            obj = map_types.default_mutating_policy(value, version)
+            return obj, map_types.validate_mutating_policy(obj, map_policy.compile_check(_spec(obj), compat))
+        obj = map_types.default_mutating_binding(value, version)
+        return obj, map_types.validate_mutating_binding(obj)
+
+    return default_and_validate
 
 
 def _from_manifests(kind: str, policies: list[Loaded], bindings: list[Loaded], docs: list[Document], version: str,
@@ -159,23 +158,6 @@ def _from_manifests(kind: str, policies: list[Loaded], bindings: list[Loaded], d
                      "the API")
     return (kept_policies + [p for p in policies if p not in static[0]],
             kept_bindings + [b for b in bindings if b not in static[1]])
-
-
-def _defaulted_and_validated(
-    doc: Document, is_policy: bool, compat: str, version: str
-) -> tuple[dict[str, Any], Mapping[str, Any], list[validation.FieldError]]:
-    """Default and validate a policy or binding, once per document and version (the document's memo)."""
-    key = ("validated", compat, version)
-    if key not in doc.memo:
-        obj = validation.default_policy(doc.value) if is_policy else validation.default_binding(doc.value)
-        spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
-        with validation.messages_for(library.version_tuple(version)):
-            if is_policy:
-                errors = validation.validate_policy(obj, compiler.compile_check(spec, compat))
-            else:
-                errors = validation.validate_binding(obj)
-        doc.memo[key] = (obj, spec, errors)
-    return doc.memo[key]
 
 
 def _field_validation(request_docs: list[Document]) -> str:
@@ -301,8 +283,12 @@ def respond(scenario: Scenario) -> Response:
     for doc in (object_doc, old_object_doc):
         if doc is not None:  # unknown and ill-typed fields, as kubectl's validation warns of them
             problems.extend(object_problems(doc, schemas))
-    policies, bindings = _load_policy_docs(policy_docs, version, problems, rejected)
-    mutating_policies, mutating_bindings = _load_mutating_docs(mutating_docs, version, problems, rejected)
+    policies, bindings = _load_admission_docs(policy_docs, version, problems, rejected,
+                                              policy_kind="ValidatingAdmissionPolicy", served=POLICY_VERSIONS,
+                                              default_and_validate=_validating)
+    mutating_policies, mutating_bindings = _load_admission_docs(
+        mutating_docs, version, problems, rejected, policy_kind="MutatingAdmissionPolicy",
+        served=map_types.served_versions(version), default_and_validate=_mutating(version))
     static_notes: list[str] = []
     policies, bindings = _from_manifests("ValidatingAdmissionPolicy", policies, bindings, policy_docs, version,
                                          problems, rejected, static_notes)
@@ -312,10 +298,10 @@ def respond(scenario: Scenario) -> Response:
     webhook_notes: list[str] = []
     hooks = webhooks.load(webhook_docs, version=version,
                           compile_check=webhooks.compile_check_for(compiler.new_expressions_version(version)),
-                          problems=problems, rejected=rejected, field_problem=lambda d, e: _field_problem(d, e, {}),
+                          problems=problems, rejected=rejected, field_problem=_field_problem,
                           notes=webhook_notes)
     kyverno_policies = kyverno.load_policies(kyverno_docs, table=table, problems=problems, rejected=rejected,
-                                             field_problem=lambda d, e: _field_problem(d, e, {}), version=version)
+                                             field_problem=_field_problem, version=version)
     type_checking, type_problems = check_policies(
         [(p.name, p.spec) for p in policies],
         {d.name: d for d in policy_docs if d.kind == "ValidatingAdmissionPolicy"},
