@@ -165,7 +165,8 @@ def _config_error(
     outcome.denials.append(Denial(policy.name, binding.name if binding else None, PolicyDecision(DENY, ERROR, message)))
 
 
-def _param_ref_name(param: Any) -> dict[str, Any] | None:
+def param_ref_name(param: Any) -> dict[str, Any] | None:
+    """A param object's namespace and name, as the results name the param an evaluation ran with."""
     if not isinstance(param, Mapping):
         return None
     meta = param.get("metadata") if isinstance(param.get("metadata"), Mapping) else {}
@@ -366,7 +367,7 @@ def _dispatch_binding(
         )
         result = validator.validate(compiled, inv, failure_policy)
         evaluation: dict[str, Any] = {
-            "param": _param_ref_name(param),
+            "param": param_ref_name(param),
             "matchConditions": result.match_conditions,
             "matched": result.matched,
             "variables": result.variables,

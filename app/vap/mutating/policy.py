@@ -29,6 +29,7 @@ from ..dispatcher import (
     Loaded,
     bindings_by_policy,
     dispatch_order,
+    param_ref_name,
     reduced_namespace,
     skipped_request,
     versioned,
@@ -38,7 +39,7 @@ from ..params import ParamError, collect_params
 from ..request import Attributes, request_value
 from ..schemas import SchemaSet
 from ..validation import ExpressionSite, FieldError, invalid
-from ..validator import MATCH_CONDITIONS_BUDGET, RUNTIME_BUDGET, _run
+from ..validator import MATCH_CONDITIONS_BUDGET, OUT_OF_BUDGET, _run
 from . import expressions
 from .applyconfig import ApplyConfigError, ObjectValue, apply_configuration
 from .jsonpatch import ABSENT, MutationError, apply_json_patch_mutation, decode_patched, operation
@@ -225,16 +226,8 @@ class _Invocation:
 
 
 def _key(inv: _Invocation) -> tuple[str, str, str]:
-    meta = inv.param.get("metadata") if isinstance(inv.param, Mapping) else None
-    meta = meta if isinstance(meta, Mapping) else {}
-    return inv.policy.name, inv.binding.name, f"{meta.get('namespace') or ''}/{meta.get('name') or ''}"
-
-
-def _param_name(param: Any) -> dict[str, Any] | None:
-    if not isinstance(param, Mapping):
-        return None
-    meta = param.get("metadata") if isinstance(param.get("metadata"), Mapping) else {}
-    return {"namespace": meta.get("namespace"), "name": meta.get("name")}
+    ref = param_ref_name(inv.param) or {}
+    return inv.policy.name, inv.binding.name, f"{ref.get('namespace') or ''}/{ref.get('name') or ''}"
 
 
 def dispatch(
@@ -280,7 +273,7 @@ def dispatch(
     obj = attrs.object
     for inv in invocations:
         key = _key(inv)
-        evaluation: dict[str, Any] = {"param": _param_name(inv.param), "round": round_, "matchConditions": [],
+        evaluation: dict[str, Any] = {"param": param_ref_name(inv.param), "round": round_, "matchConditions": [],
                                       "matched": True, "variables": [], "mutations": []}
         if round_ > 1 and key not in reinvocation.reinvoke:
             continue
@@ -460,8 +453,7 @@ def _match_conditions(inv: _Invocation, data: dict[str, Any], attrs: Attributes,
             elif rec.result is False:
                 any_false = True
             if remaining < 0:
-                errors = ["validation failed due to running out of cost budget, no further validation rules "
-                          "will be run"]
+                errors = [OUT_OF_BUDGET]
                 break
     finally:
         library.reset_tracker(token)
@@ -521,9 +513,6 @@ def _mutate(mutation: Mutation, data: dict[str, Any], scope: cel.VariableScope |
     record["cost"] = rec.cost
     if rec.error is not None:
         record["error"] = rec.error
-        return record, unchanged, None
-    if rec.cost is not None and rec.cost > RUNTIME_BUDGET:
-        record["error"] = "validation failed due to running out of cost budget, no further validation rules will be run"
         return record, unchanged, None
     value = expressions.objects(rec.result)
     record["result"] = expressions.plain(value)
