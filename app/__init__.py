@@ -21,7 +21,7 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 _ROOT = os.path.dirname(_PACKAGE)
 
 
-def _page_folder(name: str) -> str:
+def page_folder(name: str) -> str:
     """The folder `templates` or `static` of the page: the package's copy if it has one, else the checkout's."""
     packaged = os.path.join(_PACKAGE, name)
     return packaged if os.path.isdir(packaged) else os.path.join(_ROOT, name)
@@ -41,8 +41,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     app = Flask(
         __name__,
-        template_folder=_page_folder("templates"),
-        static_folder=_page_folder("static"),
+        template_folder=page_folder("templates"),
+        static_folder=page_folder("static"),
     )
     app.config.from_mapping(
         # Largest request body accepted, in bytes (413 above it): kube-apiserver's own bound on a request

@@ -10,7 +10,6 @@ page's own filters, defined here and registered on the app too (app/web.py).
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from functools import cache
 from typing import Any
@@ -18,16 +17,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from . import mutating_page
-
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_PACKAGE = os.path.dirname(os.path.abspath(__file__))
-
-
-def page_folder(name: str) -> str:
-    """The folder `templates` or `static` of the page: the package's copy if it has one, else the checkout's."""
-    packaged = os.path.join(_PACKAGE, name)
-    return packaged if os.path.isdir(packaged) else os.path.join(_ROOT, name)
+from . import mutating_page, page_folder
 
 
 def pretty_json(value: Any) -> str:
