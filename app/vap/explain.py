@@ -33,6 +33,7 @@ from typing import Any
 
 from . import cel, fast
 from .cel import library
+from .fast import parts
 
 VALUE_BYTES = 400  # bytes of a value's text shown, at most
 ELEMENT_BYTES = 240  # bytes of a macro element's text shown, at most (its predicate's lines say what it reads)
@@ -331,15 +332,32 @@ class Allowance:
 
 
 Runner = Callable[[cel.Compiled], Outcome]  # evaluates a compiled part on the expression's values
-Wrap = Callable[[str], str]  # puts a part's text where it is evaluated (inside a macro: with its variable bound)
+@dataclass(frozen=True, slots=True)
+class Wrap:
+    """Where a part is evaluated: ``text`` puts its text there (inside a macro: with the macro's variable bound
+    to one element), ``bound`` holds the macro variables in scope whose elements are JSON values (those of
+    ``object``, ``oldObject`` or ``params``), by name, for :mod:`app.vap.fast.parts`."""
+
+    text: Callable[[str], str]
+    bound: Mapping[str, Any]
+
+    def __call__(self, text: str) -> str:
+        return self.text(text)
 
 
 class _Stop(Exception):
     pass
 
 
-def _unwrapped(text: str) -> str:
+def _as_is(text: str) -> str:
     return text
+
+
+_unwrapped = Wrap(_as_is, {})
+
+
+def _root_name(path: str) -> str:
+    return re.match(r"[_a-zA-Z]\w*", path).group(0)  # type: ignore[union-attr]
 
 
 # a path from a root or a macro's variable: names, optional selections and literal indexes
@@ -349,8 +367,9 @@ _VARIABLE = re.compile(r"variables\s*\.\s*([_a-zA-Z][_a-zA-Z0-9]*)")
 
 class _Explainer:
     def __init__(self, compiled: cel.Compiled, run: Runner, budget: int, variables: Mapping[str, cel.Compiled],
-                 allowance: Allowance | None) -> None:
+                 allowance: Allowance | None, roots: Mapping[str, Any] | None) -> None:
         self.decls = compiled.declarations
+        self.roots = roots if fast.on else None
         self.variables = variables
         self.run = run
         self.remaining = budget
@@ -366,6 +385,11 @@ class _Explainer:
         if self.allowance is not None and self.allowance.seconds < 0:
             self.stopped = OUT_OF_TIME
             raise _Stop
+        if self.roots is not None:  # a path or a plain test of one: read in Python (the same value)
+            read = parts.read(text, self.roots, wrap.bound)
+            if read is not None:
+                self.remaining -= read[1]
+                return Outcome(read[0], None, read[1])
         compiled = cel.compile_expression(wrap(text), cel.VARIABLE, self.decls)
         if compiled.program is None or compiled.unsafe:
             return None
@@ -469,6 +493,8 @@ class _Explainer:
         # decides a macro does, the first in that order is shown
         keys: list[Any] | None = sorted(items, key=_sort_key) if isinstance(items, Mapping) else None
         plain = _PLAIN_PATH.fullmatch(receiver) is not None
+        # the elements of a path from object, oldObject or params (or an element of one) are JSON values
+        json_elements = plain and (_root_name(receiver) in parts.ROOTS or _root_name(receiver) in wrap.bound)
 
         def described(i: int) -> dict[str, str]:
             if keys is None:
@@ -482,11 +508,20 @@ class _Explainer:
             ref = (f"({receiver})[{i}]" if keys is None else _key_literal(keys[i])) if plain else None
             if ref is None:
                 return None
-            return lambda text: wrap(f"[{ref}].map({variable}, {text})[0]")
+            bound = wrap.bound
+            if json_elements:
+                bound = {**bound, variable: items[i] if keys is None else keys[i]}
+            elif variable in bound:  # (shadowed by a variable whose elements are left to the engine)
+                bound = {k: v for k, v in bound.items() if k != variable}
+            return Wrap(lambda text: wrap(f"[{ref}].map({variable}, {text})[0]"), bound)
 
         outcomes: Iterator[tuple[int, Outcome | None]]
         by_key: dict[Any, Any] | None = None
-        if keys is None:
+        read = self._read_each(predicate, variable, keys if keys is not None else items, wrap) if json_elements \
+            else None
+        if read is not None:  # each element's predicate read in Python
+            by_key = dict(zip(keys, read, strict=True)) if keys is not None else dict(enumerate(read))
+        elif keys is None:
             results = self.value(f"({receiver}).map({variable}, {predicate})", wrap)
             values = results.value if results is not None and results.error is None else None
             if isinstance(values, list) and len(values) == count:
@@ -515,6 +550,22 @@ class _Explainer:
         inner = at(i)
         if inner is not None:
             self.explain(structure(predicate), outcome, inner, deciding, depth + 1)
+
+    def _read_each(self, predicate: str, variable: str, elements: list[Any], wrap: Wrap) -> list[Any] | None:
+        """The predicate's value for each element, in order, read in Python (:mod:`app.vap.fast.parts`); None when
+        one of them is left to the engine."""
+        if self.roots is None:
+            return None
+        values = []
+        steps = 0
+        for element in elements:
+            read = parts.read(predicate, self.roots, {**wrap.bound, variable: element})
+            if read is None:
+                return None
+            values.append(read[0])
+            steps += read[1]
+        self.remaining -= steps
+        return values
 
     def _element(self, predicate: str, wrap: Wrap | None) -> Outcome | None:
         return self.value(predicate, wrap) if wrap is not None else None
@@ -547,17 +598,18 @@ def _deciding(name: str, known: Outcome, outcomes: Iterator[tuple[int, Outcome |
 
 
 def explain(compiled: cel.Compiled, result: Outcome, run: Runner, budget: int,
-            variables: Mapping[str, cel.Compiled] | None = None, allowance: Allowance | None = None
-            ) -> list[dict[str, Any]]:
+            variables: Mapping[str, cel.Compiled] | None = None, allowance: Allowance | None = None,
+            roots: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
     """The explanation of an expression that was false or failed (``result``): one line per operand, each
     ``{expression, value, error, element, note}`` (``element``: the macro element the line is evaluated for,
     ``{path, variable, value}``). ``run`` evaluates a compiled part on the expression's values; the parts
     together may cost ``budget``, and take what is left of ``allowance`` to evaluate, after which the explanation
     stops with a line saying so. A composited variable that decides (``variables``: the policy's, by
-    name) has its own expression explained."""
+    name) has its own expression explained. ``roots``: the values ``run`` evaluates on, by name, when the
+    parts that are paths or plain tests of them may be read from them (:mod:`app.vap.fast.parts`)."""
     if compiled.program is None or compiled.unsafe or compiled.declarations is None:
         return []
-    explainer = _Explainer(compiled, run, budget, variables or {}, allowance)
+    explainer = _Explainer(compiled, run, budget, variables or {}, allowance, roots)
     try:
         explainer.explain(structure(compiled.expression), result, _unwrapped, None, 0)
     except _Stop:

@@ -447,7 +447,7 @@ def _explain(record: dict[str, Any] | AuditAnnotationResult, compiled: cel.Compi
             return explain.Outcome(value, error, rec.cost)
 
         budget = min(RUNTIME_BUDGET, max(EXPLANATION_COST_FLOOR, EXPLANATION_COST_FACTOR * (spent or 0)))
-        return explain.explain(compiled, result, run, budget, policy.variable_map, allowance)
+        return explain.explain(compiled, result, run, budget, policy.variable_map, allowance, data.data)
 
     lines = explaining_kept.explanation(made, key, make, lambda asked: authz.answers_alike(inv.authorizer, asked))
     if audit:
