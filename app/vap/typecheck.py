@@ -232,10 +232,10 @@ def _check_site(expression: str, kind: str, typed: cel.Declarations, plain: cel.
     building an environment over the kind's types for expressions that do not read the object."""
     # the roots typed from schemas (request, namespaceObject and authorizer are typed alike everywhere)
     if plain is not None and not cel.mentions(expression, "object", "oldObject", "params"):
-        compiled = cel.check_expression(expression, kind, plain)
+        compiled = cel.check_expression(expression, kind, plain, evaluated_version=True)
         if compiled.error is None:
             return compiled
-    return cel.check_expression(expression, kind, typed)
+    return cel.check_expression(expression, kind, typed, evaluated_version=True)
 
 
 def _compile_all(spec: Mapping[str, Any], version: str, roots: TypedRoots,
@@ -262,7 +262,8 @@ def _compile_all(spec: Mapping[str, Any], version: str, roots: TypedRoots,
         compiled = _check_site(expression, cel.VARIABLE, declarations(roots, visible), plain())
         results[f"spec.variables[{i}].expression"] = compiled
         name = str(item.get("name") or "")
-        plain_compiled = cel.check_expression(expression, cel.VARIABLE, declarations(None, plain_visible))
+        plain_compiled = cel.check_expression(expression, cel.VARIABLE, declarations(None, plain_visible),
+                                              evaluated_version=True)
         visible = [v for v in visible if v[0] != name]
         visible.append(cel.variable_declaration(name, compiled))
         plain_visible = [v for v in plain_visible if v[0] != name]

@@ -678,10 +678,11 @@ class _CompileFailure:
 
 
 @fast.memo(COMPILE_CACHE_SIZE)
-def _engine_compile(env: Any, text: str, decls: Declarations) -> Any:
-    """The engine's checked program for a text in an environment (``decls`` is its key), or the failure: the
-    same text checked as another kind of expression (a matchCondition and a validation alike) is compiled
-    once; what a kind accepts is decided after (:func:`_check`)."""
+def _engine_compile(env: Any, text: str) -> Any:
+    """The engine's checked program for a text in an environment, or the failure: the same text checked as
+    another kind of expression (a matchCondition and a validation alike), or with declarations that build the
+    same environment (the variables it does not read left out), is compiled once; what a kind accepts is
+    decided after (:func:`_check`)."""
     try:
         return env.compile(text)
     except Exception as exc:
@@ -697,7 +698,7 @@ def _check(expression: str, kind: str, decls: Declarations) -> tuple[Compiled, _
     rewrite = _rewrite_variables(expression, decls.variables) if decls.variables is not None else _Rewrite(expression)
     compiled = Compiled(expression=expression, kind=kind, uses_variables=rewrite.used)
     issues: list[CompileIssue] = []
-    program = _engine_compile(env, rewrite.text, decls)
+    program = _engine_compile(env, rewrite.text)
     if isinstance(program, _CompileFailure):  # the engine reports parse and check errors as one exception text
         exc = program.error
         program = None
@@ -738,11 +739,14 @@ def _check(expression: str, kind: str, decls: Declarations) -> tuple[Compiled, _
     return compiled, rewrite
 
 
-def check_expression(expression: str, kind: str, decls: Declarations) -> Compiled:
+def check_expression(expression: str, kind: str, decls: Declarations, *, evaluated_version: bool = False
+                     ) -> Compiled:
     """Compile one expression of a kind for its errors and result type only, as API validation and
-    type checking do: ``checked_program`` is set on success, ``program`` never."""
+    type checking do: ``checked_program`` is set on success, ``program`` never. API validation checks in the
+    version before the one evaluated, and shares the evaluation's check where the two check alike; a check in
+    the evaluated version itself (``evaluated_version``: type checking) is made there, where it is shared."""
     decls = _environment_declarations(decls, expression)
-    version = _checking_version(decls.version, expression)
+    version = decls.version if evaluated_version else _checking_version(decls.version, expression)
     if version != decls.version:
         decls = replace(decls, version=version)
     return _check(expression, kind, decls)[0]
