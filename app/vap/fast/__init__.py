@@ -14,7 +14,8 @@ long it takes:
 Besides these caches, the core takes a few shortcuts that the switch also governs (each site reads
 :data:`on`): inputs cut down to what a policy's expressions read, one engine activation shared by a
 group of expressions, environments declaring only what a policy's expressions may call, programs
-naming ``request`` run where they were type-checked.
+naming ``request`` run where they were type-checked, explanation parts that are field paths or plain tests
+of them read in Python (:mod:`.parts`).
 
 :func:`clear` forgets everything registered (the next evaluation is a first one); :func:`plain` turns
 the switch off for a block: nothing is reused between evaluations and every shortcut takes the plain
