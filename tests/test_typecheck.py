@@ -853,3 +853,45 @@ def test_expressions_that_do_not_read_the_object_are_checked_alike_without_its_t
     monkeypatch.setattr(typecheck, "_check_site", lambda expression, kind, typed, plain:
                         typecheck.cel.check_expression(expression, kind, typed))
     assert _issues(_check(spec)) == quick
+
+
+def _gallery_policies() -> list[tuple[str, dict]]:
+    policies = []
+    for example in examples.all_examples():
+        for pane_text in payload_from(example.form()).values():
+            if not isinstance(pane_text, str):
+                continue
+            for doc in yaml.safe_load_all(pane_text):
+                if isinstance(doc, dict) and doc.get("kind") in ("ValidatingAdmissionPolicy",
+                                                                 "MutatingAdmissionPolicy"):
+                    policies.append((f"{example.name}/{doc['metadata']['name']}", doc["spec"]))
+    return policies
+
+
+def test_policies_checked_against_the_fields_any_of_them_selects_get_their_own_results():
+    # every gallery policy type-checked alone, then all of them with the fields any of them selects declared
+    # (what a scenario's policies share): the same warnings, the same kinds, the same explanations
+    version = library.DEFAULT_VERSION
+    table, schemas = builtin_table(version), schema_set(version)
+    policies = [(name, spec) for name, spec in _gallery_policies()  # (one reading object whole shares nothing)
+                if typecheck.selected_object_fields([(name, spec)], version) is not reach.WHOLE]
+    shared = typecheck.selected_object_fields(policies, version)
+    assert shared is not reach.WHOLE and len(policies) > 20
+    for name, spec in policies:
+        alone = check_policy(spec, version=version, table=table, schemas=schemas, name=name)
+        together = check_policy(spec, version=version, table=table, schemas=schemas, name=name,
+                                shared_fields=shared)
+        assert together == alone, name
+
+
+def test_a_scenario_s_policies_on_one_kind_share_one_typed_environment(monkeypatch):
+    from app.vap import fast
+
+    built = []
+    original = cel._build_environment
+    monkeypatch.setattr(cel, "_build_environment",
+                        lambda decls, typed: built.append(decls.types is not None) or original(decls, typed=typed))
+    fast.clear()
+    response = vap.evaluate(payload_from(examples.get("mutation-then-validation").form()))
+    assert response["allowed"] is True
+    assert built.count(True) == 1  # (the MutatingAdmissionPolicy and the ValidatingAdmissionPolicy, on Deployments)

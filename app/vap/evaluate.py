@@ -29,7 +29,7 @@ from .result import Response
 from .scenario import InputError, Scenario, check_payload, payload_from_body
 from .schemas import SchemaSet, schema_set
 from .schemas.validate import render_path
-from .typecheck import check_policies, object_problems
+from .typecheck import check_policies, object_problems, selected_object_fields
 
 # (the body's checks live with the scenario; the web layer finds them here too)
 __all__ = ["InputError", "check_payload", "evaluate", "payload_from_body", "respond"]
@@ -302,16 +302,20 @@ def respond(scenario: Scenario) -> Response:
                           notes=webhook_notes)
     kyverno_policies = kyverno.load_policies(kyverno_docs, table=table, problems=problems, rejected=rejected,
                                              field_problem=_field_problem, version=version)
+    checked = [(p.name, p.spec) for p in policies]
+    mutating_checked = [(p.name, p.spec) for p in mutating_policies]
+    # every policy checked against the fields any of them selects: those matching the same kind share one
+    # typed environment
+    shared_fields = selected_object_fields([*checked, *mutating_checked], version) \
+        if len(checked) + len(mutating_checked) > 1 else None
     type_checking, type_problems = check_policies(
-        [(p.name, p.spec) for p in policies],
-        {d.name: d for d in policy_docs if d.kind == "ValidatingAdmissionPolicy"},
-        version=version, table=table, schemas=schemas,
+        checked, {d.name: d for d in policy_docs if d.kind == "ValidatingAdmissionPolicy"},
+        version=version, table=table, schemas=schemas, shared_fields=shared_fields,
     )
     problems.extend(type_problems)
     _, mutating_type_problems = check_policies(
-        [(p.name, p.spec) for p in mutating_policies],
-        {d.name: d for d in mutating_docs if d.kind == "MutatingAdmissionPolicy"},
-        version=version, table=table, schemas=schemas,
+        mutating_checked, {d.name: d for d in mutating_docs if d.kind == "MutatingAdmissionPolicy"},
+        version=version, table=table, schemas=schemas, shared_fields=shared_fields,
     )
     problems.extend(mutating_type_problems)
     authorization = rbac.load(rbac_docs)

@@ -370,9 +370,25 @@ def _library_use(name: str, spec: Mapping[str, Any], version: str) -> bool | str
     return cel.BASIC if cel.BASIC in uses else False
 
 
+def selected_object_fields(policies: Sequence[tuple[str, Mapping[str, Any]]], version: str) -> Any:
+    """The fields of ``object`` that any of these policies' expressions select (:func:`_selected_fields`), for
+    type-checking each of them against the same declared types: the policies of a scenario that match the same kind
+    then share one typed environment (declaring fields an expression does not select changes none of its types)."""
+    union: Any = None
+    for name, spec in policies:
+        try:
+            union = reach.merge(union, _selected_fields(name, spec, version)[0])
+        except Exception:  # (type checking must never change the outcome: each policy is then checked alone)
+            return None
+    return union
+
+
 def _check(spec: Mapping[str, Any], version: str, kinds: Sequence[KindSchema], params: KindSchema | None,
-           schemas: SchemaSet, explanation: tuple[str, ...], name: str = "") -> TypeChecking:
+           schemas: SchemaSet, explanation: tuple[str, ...], name: str = "", shared_fields: Any = None
+           ) -> TypeChecking:
     object_fields, params_fields = _selected_fields(name, spec, version)
+    if shared_fields is not None and shared_fields is not reach.WHOLE:
+        object_fields = reach.merge(shared_fields, object_fields)
     library = _library_use(name, spec, version)
     params_types = kind_types(params, schemas, version, params_fields, root="params") if params is not None else None
     per_site: dict[str, list[tuple[str, list[cel.CompileIssue]]]] = {}
@@ -424,7 +440,7 @@ fast.register("typecheck.results", clear_cache)
 
 
 def check_policy(spec: Mapping[str, Any], *, version: str, table: ResourceTable, schemas: SchemaSet,
-                 name: str = "") -> TypeChecking:
+                 name: str = "", shared_fields: Any = None) -> TypeChecking:
     """Type-check a (stored) policy's expressions against every kind its matchConstraints can match.
 
     Cached on the policy's spec, the Kubernetes version and the schemas of the kinds involved, so
@@ -452,13 +468,14 @@ def check_policy(spec: Mapping[str, Any], *, version: str, table: ResourceTable,
         tuple(k.key for k in kinds),
         params.key if params is not None else None,
         tuple(explanation),
+        json.dumps(shared_fields, sort_keys=True, default=str) if shared_fields is not None else None,
     )
     with _cache_lock:
         hit = _cache.get(key) if fast.on else None
         if hit is not None:
             _cache.move_to_end(key)
             return hit
-    result = _check(spec, version, kinds, params, schemas, tuple(explanation), name)
+    result = _check(spec, version, kinds, params, schemas, tuple(explanation), name, shared_fields)
     if not fast.on:
         return result
     with _cache_lock:
@@ -497,13 +514,16 @@ def check_policies(
     version: str,
     table: ResourceTable,
     schemas: SchemaSet,
+    shared_fields: Any = None,
 ) -> tuple[dict[str, dict[str, Any]], list[Problem]]:
-    """Type-check stored policies: ``typeChecking`` per policy name, and the warnings as problems."""
+    """Type-check stored policies: ``typeChecking`` per policy name, and the warnings as problems.
+    ``shared_fields``: the fields of ``object`` to declare for all of them (see :func:`selected_object_fields`)."""
     results: dict[str, dict[str, Any]] = {}
     problems: list[Problem] = []
     for name, spec in policies:
         try:
-            result = check_policy(spec, version=version, table=table, schemas=schemas, name=name)
+            result = check_policy(spec, version=version, table=table, schemas=schemas, name=name,
+                                  shared_fields=shared_fields)
         except Exception as exc:  # type checking must never change the outcome (typechecking.go skips failures)
             result = TypeChecking((), None, (), (f"type checking could not run: {exc}",))
         results[name] = result.to_json()
