@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from functools import cache, partial
 from typing import Any
 
 from . import admission, compiler, decision, decoding, kyverno, limits, rbac, static_manifests, validation, webhooks
@@ -304,9 +305,9 @@ def respond(scenario: Scenario) -> Response:
                                              field_problem=_field_problem, version=version)
     checked = [(p.name, p.spec) for p in policies]
     mutating_checked = [(p.name, p.spec) for p in mutating_policies]
-    # every policy checked against the fields any of them selects: those matching the same kind share one
-    # typed environment
-    shared_fields = selected_object_fields([*checked, *mutating_checked], version) \
+    # a policy checked (not found checked before) declares the fields any of them selects: those matching the
+    # same kind share one typed environment
+    shared_fields = cache(partial(selected_object_fields, [*checked, *mutating_checked], version)) \
         if len(checked) + len(mutating_checked) > 1 else None
     type_checking, type_problems = check_policies(
         checked, {d.name: d for d in policy_docs if d.kind == "ValidatingAdmissionPolicy"},

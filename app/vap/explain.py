@@ -494,7 +494,7 @@ class _Explainer:
         keys: list[Any] | None = sorted(items, key=_sort_key) if isinstance(items, Mapping) else None
         plain = _PLAIN_PATH.fullmatch(receiver) is not None
         # the elements of a path from object, oldObject or params (or an element of one) are JSON values
-        json_elements = plain and (_root_name(receiver) in parts.ROOTS or _root_name(receiver) in wrap.bound)
+        json_elements = plain and _root_name(receiver) in parts.ROOTS | wrap.bound.keys()
 
         def described(i: int) -> dict[str, str]:
             if keys is None:

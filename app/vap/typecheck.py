@@ -24,7 +24,7 @@ import json
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -373,21 +373,23 @@ def _library_use(name: str, spec: Mapping[str, Any], version: str) -> bool | str
 def selected_object_fields(policies: Sequence[tuple[str, Mapping[str, Any]]], version: str) -> Any:
     """The fields of ``object`` that any of these policies' expressions select (:func:`_selected_fields`), for
     type-checking each of them against the same declared types: the policies of a scenario that match the same kind
-    then share one typed environment (declaring fields an expression does not select changes none of its types)."""
+    then share one typed environment (declaring fields an expression does not select changes none of its types).
+    None when one of them reads ``object`` whole (or its fields cannot be worked out): each is then checked with
+    its own."""
     union: Any = None
     for name, spec in policies:
         try:
             union = reach.merge(union, _selected_fields(name, spec, version)[0])
-        except Exception:  # (type checking must never change the outcome: each policy is then checked alone)
+        except Exception:  # (type checking must never change the outcome)
             return None
-    return union
+    return None if union is reach.WHOLE else union
 
 
 def _check(spec: Mapping[str, Any], version: str, kinds: Sequence[KindSchema], params: KindSchema | None,
            schemas: SchemaSet, explanation: tuple[str, ...], name: str = "", shared_fields: Any = None
            ) -> TypeChecking:
     object_fields, params_fields = _selected_fields(name, spec, version)
-    if shared_fields is not None and shared_fields is not reach.WHOLE:
+    if shared_fields is not None:
         object_fields = reach.merge(shared_fields, object_fields)
     library = _library_use(name, spec, version)
     params_types = kind_types(params, schemas, version, params_fields, root="params") if params is not None else None
@@ -440,11 +442,13 @@ fast.register("typecheck.results", clear_cache)
 
 
 def check_policy(spec: Mapping[str, Any], *, version: str, table: ResourceTable, schemas: SchemaSet,
-                 name: str = "", shared_fields: Any = None) -> TypeChecking:
+                 name: str = "", shared_fields: Callable[[], Any] | None = None) -> TypeChecking:
     """Type-check a (stored) policy's expressions against every kind its matchConstraints can match.
 
     Cached on the policy's spec, the Kubernetes version and the schemas of the kinds involved, so
-    the warm evaluation path pays only for a lookup.
+    the warm evaluation path pays only for a lookup. ``shared_fields`` gives, when the policy is checked, the
+    fields of ``object`` to declare besides its own (:func:`selected_object_fields`): they change which
+    environment is built, never the result, so they are not part of the key.
     """
     found = types_to_check(spec, table)
     kinds: list[KindSchema] = []
@@ -468,14 +472,14 @@ def check_policy(spec: Mapping[str, Any], *, version: str, table: ResourceTable,
         tuple(k.key for k in kinds),
         params.key if params is not None else None,
         tuple(explanation),
-        json.dumps(shared_fields, sort_keys=True, default=str) if shared_fields is not None else None,
     )
     with _cache_lock:
         hit = _cache.get(key) if fast.on else None
         if hit is not None:
             _cache.move_to_end(key)
             return hit
-    result = _check(spec, version, kinds, params, schemas, tuple(explanation), name, shared_fields)
+    result = _check(spec, version, kinds, params, schemas, tuple(explanation), name,
+                    shared_fields() if shared_fields is not None else None)
     if not fast.on:
         return result
     with _cache_lock:
@@ -514,7 +518,7 @@ def check_policies(
     version: str,
     table: ResourceTable,
     schemas: SchemaSet,
-    shared_fields: Any = None,
+    shared_fields: Callable[[], Any] | None = None,
 ) -> tuple[dict[str, dict[str, Any]], list[Problem]]:
     """Type-check stored policies: ``typeChecking`` per policy name, and the warnings as problems.
     ``shared_fields``: the fields of ``object`` to declare for all of them (see :func:`selected_object_fields`)."""
