@@ -886,14 +886,93 @@ def test_policies_checked_against_the_fields_any_of_them_selects_get_their_own_r
         assert together == alone, name
 
 
-def test_a_scenario_s_policies_on_one_kind_share_one_typed_environment(monkeypatch):
+def test_a_scenario_builds_one_environment_for_its_checks_type_checks_and_runs(monkeypatch):
     from app.vap import fast
 
     built = []
     original = cel._build_environment
     monkeypatch.setattr(cel, "_build_environment",
-                        lambda decls, typed: built.append(decls.types is not None) or original(decls, typed=typed))
+                        lambda decls, typed: built.append(decls) or original(decls, typed=typed))
     fast.clear()
     response = vap.evaluate(payload_from(examples.get("mutation-then-validation").form()))
     assert response["allowed"] is True
-    assert built.count(True) == 1  # (the MutatingAdmissionPolicy and the ValidatingAdmissionPolicy, on Deployments)
+    # (the MutatingAdmissionPolicy and the ValidatingAdmissionPolicy, on Deployments, checked against its schema
+    # in the environment they are compiled and run in)
+    assert len(built) == 1 and built[0].types is None and built[0].aliases is not None
+    assert "apps/v1, Kind=Deployment" in response["policies"][0]["typeChecking"]["checkedKinds"]
+
+
+def _in_a_scenario(spec, version="1.36", crds=(), *others):
+    """A policy type-checked as a scenario's evaluation checks it: against the fields its scenario's expressions
+    name, in the environment the scenario declares (typecheck.scenario_types)."""
+    from app.vap import fast
+
+    fast.clear()  # (nothing checked before is found)
+    table = builtin_table(version)
+    if crds:
+        table = table.with_custom_resources(crds)
+    schemas = schema_set(version, crds)
+    named, aliases = typecheck.scenario_types([("p", spec), *(("o", o) for o in others)], version=version,
+                                              table=table, schemas=schemas)
+    assert aliases is not None
+    typecheck.clear_cache()
+    built = []
+    original = cel._build_environment
+
+    def counting(decls, typed):
+        built.append(decls)
+        return original(decls, typed=typed)
+
+    cel._build_environment = counting
+    try:
+        with cel.declaring(aliases):
+            result = check_policy(spec, version=version, table=table, schemas=schemas, shared_fields=lambda: named)
+    finally:
+        cel._build_environment = original
+        typecheck.clear_cache()
+    return result, built
+
+
+@pytest.mark.parametrize("rules, expression, expected", [pytest.param(*c[1:], id=c[0]) for c in CASES])
+def test_expression_against_one_kind_in_a_scenario_s_environment(rules, expression, expected):
+    result, built = _in_a_scenario(_spec(*rules, validations=[expression]))
+    assert [(k, c, m) for _, k, _, c, m in _issues(result)] == expected
+    assert all(decls.types is None for decls in built)  # no environment of type checking's own
+
+
+@pytest.mark.parametrize("version", ["1.30", "1.36"])
+def test_a_scenario_s_environment_reports_what_a_check_of_its_own_does(version):
+    # the selection cases (typos, dyn(), sizes, params of a CRD kind, two kinds, a variable), and roots renamed
+    # where a field, a string or a comment has their name, on several lines
+    validations = [*SELECTION_CASES,
+                   "object.spec.template.spec.containers.all(object, object.imagee != 'object')",
+                   "// oldObject.spec.x\n  oldObject.spec.replicaz > 1 &&\n  object.metadata.name != params.spec.colour",
+                   "has(object.spec.template.spec.object) || object. spec .paused == 'x'",
+                   {"expression": "object.spec.replicas > 0", "messageExpression": "params.spec.size + object.x"}]
+    spec = _spec(DEPLOYMENTS, PODS, validations=validations,
+                 variables=[{"name": "spec", "expression": "object.spec"}],
+                 paramKind={"apiVersion": "example.com/v1", "kind": "Widget"})
+    own = _issues(_check(spec, version, crds=[CRD]))
+    assert len(own) > 15
+    typecheck.clear_cache()
+    result, _ = _in_a_scenario(spec, version, [CRD])
+    assert _issues(result) == own
+    assert result.warnings == _check(spec, version, crds=[CRD]).warnings  # the texts with their carets too
+
+
+def test_policies_checked_in_their_scenario_s_environment_get_their_own_results():
+    # every gallery policy type-checked alone, then as part of a scenario holding all of them
+    version = library.DEFAULT_VERSION
+    table, schemas = builtin_table(version), schema_set(version)
+    policies = _gallery_policies()
+    named, aliases = typecheck.scenario_types(policies, version=version, table=table, schemas=schemas)
+    for name, spec in policies:
+        typecheck.clear_cache()
+        alone = check_policy(spec, version=version, table=table, schemas=schemas, name=name)
+        typecheck.clear_cache()
+        cel._check.cache_clear()  # (checked again, not found)
+        with cel.declaring(aliases):
+            together = check_policy(spec, version=version, table=table, schemas=schemas, name=name,
+                                    shared_fields=lambda: named)
+        assert together == alone, name
+    typecheck.clear_cache()

@@ -15,7 +15,20 @@ from dataclasses import replace
 from functools import cache, partial
 from typing import Any
 
-from . import admission, compiler, decision, decoding, kyverno, limits, rbac, static_manifests, validation, webhooks
+from . import (
+    admission,
+    cel,
+    compiler,
+    decision,
+    decoding,
+    fast,
+    kyverno,
+    limits,
+    rbac,
+    static_manifests,
+    validation,
+    webhooks,
+)
 from .admission import Stored, mutating_policy
 from .cel import library
 from .changes import json_patch
@@ -30,7 +43,7 @@ from .result import Response
 from .scenario import InputError, Scenario, check_payload, payload_from_body
 from .schemas import SchemaSet, schema_set
 from .schemas.validate import render_path
-from .typecheck import check_policies, object_problems, selected_object_fields
+from .typecheck import check_policies, object_problems, scenario_types, selected_object_fields
 
 # (the body's checks live with the scenario; the web layer finds them here too)
 __all__ = ["InputError", "check_payload", "evaluate", "payload_from_body", "respond"]
@@ -211,6 +224,26 @@ def _param_scope(table: ResourceTable, objects: list[Any]) -> Any:
     return scope
 
 
+def _checked_against(policy_docs: list[Document], mutating_docs: list[Document], version: str, table: ResourceTable,
+                     schemas: SchemaSet) -> tuple[Any, cel.Aliases | None]:
+    """With the fast paths on, what the scenario's admission policies are type-checked against, worked out from
+    their texts before any is compiled (:func:`typecheck.scenario_types`): the fields every check declares, and
+    the typed roots the scenario's environments declare besides their own, so that no environment is built for
+    type checking alone. (None, None) with them off: each check declares what its policy selects, apart."""
+    if not fast.on:
+        return None, None
+    specs = [(doc.name, doc.value.get("spec")) for doc in (*policy_docs, *mutating_docs)
+             if doc.kind in ("ValidatingAdmissionPolicy", "MutatingAdmissionPolicy") and isinstance(doc.value, dict)]
+    try:
+        return scenario_types(specs, version=version, table=table, schemas=schemas)
+    except Exception:  # (type checking must never change the outcome: each check then declares its own)
+        return None, None
+
+
+def _given(value: Any) -> Any:
+    return value
+
+
 def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
     """Evaluate one scenario given as the JSON API body and return the JSON API response; InputError when the
     body is not an API request."""
@@ -281,74 +314,79 @@ def respond(scenario: Scenario) -> Response:
                     rbac_docs.append(doc)
                 objects.append(doc.value)
 
-    for doc in (object_doc, old_object_doc):
-        if doc is not None:  # unknown and ill-typed fields, as kubectl's validation warns of them
-            problems.extend(object_problems(doc, schemas))
-    policies, bindings = _load_admission_docs(policy_docs, version, problems, rejected,
-                                              policy_kind="ValidatingAdmissionPolicy", served=POLICY_VERSIONS,
-                                              default_and_validate=_validating)
-    mutating_policies, mutating_bindings = _load_admission_docs(
-        mutating_docs, version, problems, rejected, policy_kind="MutatingAdmissionPolicy",
-        served=map_types.served_versions(version), default_and_validate=_mutating(version))
-    static_notes: list[str] = []
-    policies, bindings = _from_manifests("ValidatingAdmissionPolicy", policies, bindings, policy_docs, version,
-                                         problems, rejected, static_notes)
-    mutating_policies, mutating_bindings = _from_manifests(
-        "MutatingAdmissionPolicy", mutating_policies, mutating_bindings, mutating_docs, version, problems, rejected,
-        static_notes)
-    webhook_notes: list[str] = []
-    hooks = webhooks.load(webhook_docs, version=version,
-                          compile_check=webhooks.compile_check_for(compiler.new_expressions_version(version)),
-                          problems=problems, rejected=rejected, field_problem=_field_problem,
-                          notes=webhook_notes)
-    kyverno_policies = kyverno.load_policies(kyverno_docs, table=table, problems=problems, rejected=rejected,
-                                             field_problem=_field_problem, version=version)
-    checked = [(p.name, p.spec) for p in policies]
-    mutating_checked = [(p.name, p.spec) for p in mutating_policies]
-    # a policy checked (not found checked before) declares the fields any of them selects: those matching the
-    # same kind share one typed environment
-    shared_fields = cache(partial(selected_object_fields, [*checked, *mutating_checked], version)) \
-        if len(checked) + len(mutating_checked) > 1 else None
-    type_checking, type_problems = check_policies(
-        checked, {d.name: d for d in policy_docs if d.kind == "ValidatingAdmissionPolicy"},
-        version=version, table=table, schemas=schemas, shared_fields=shared_fields,
-    )
-    problems.extend(type_problems)
-    _, mutating_type_problems = check_policies(
-        mutating_checked, {d.name: d for d in mutating_docs if d.kind == "MutatingAdmissionPolicy"},
-        version=version, table=table, schemas=schemas, shared_fields=shared_fields,
-    )
-    problems.extend(mutating_type_problems)
-    authorization = rbac.load(rbac_docs)
-    problems.extend(authorization.problems)
-    rejected.extend(authorization.rejected)
-    attrs, request_problems = build_attributes(
-        object_doc=object_doc, old_object_doc=old_object_doc, request_doc=request_doc, table=table
-    )
-    if not usage.exceeded:  # panes left unread after a bound was exceeded would only add noise here
-        problems.extend(request_problems)
-    if unreadable or attrs is None or any(p.severity == "error" and p.pane == "request" for p in problems):
-        # A pane that cannot be read, or no request: evaluating the rest would mislead; say so.
-        return Response(version, tuple(problems), tuple(rejected))
-    stored = Stored(
-        version=version, table=table, schemas=schemas,
-        cluster=Cluster(table=table, namespaces=namespaces, objects=objects, assume_namespaces=not namespaces),
-        policies=tuple(policies), bindings=tuple(bindings), hooks=tuple(hooks),
-        mutating_policies=tuple(mutating_policies), mutating_bindings=tuple(mutating_bindings),
-        kyverno_policies=tuple(kyverno_policies), param_scope=_param_scope(table, objects),
-        authorizer=_authorizer(attrs.user_info, authorization.rbac), type_checking=type_checking,
-        refused_policies={r["name"]: r["message"] for r in rejected if r["kind"] == "ValidatingAdmissionPolicy"},
-    )
-    notes = list(attrs.notes) + authorization.notes + webhook_notes + static_notes
-    if object_doc is not None and (webhooks.is_webhook_doc(object_doc) or kyverno.is_kyverno_doc(object_doc)):
-        notes.append(f"the {object_doc.kind} in the Object pane is the object of the request; paste the "
-                     "configurations and policies to evaluate in another pane")
-    if not namespaces and attrs.namespace:
-        notes.append(f"no Namespace given: namespace {attrs.namespace!r} is taken to exist with only its "
-                     "kubernetes.io/metadata.name label")
-    state = admission.run(stored, attrs)
-    response = _decided(state, stored, Response(version, tuple(problems), tuple(rejected), evaluated=True), notes)
-    return replace(response, patch=tuple(json_patch(attrs.object, state.attrs.object)))
+    # what the policies are type-checked against, known before any of them is compiled (see typecheck.scenario_types)
+    named, aliases = _checked_against(policy_docs, mutating_docs, version, table, schemas)
+    with cel.declaring(aliases):
+        for doc in (object_doc, old_object_doc):
+            if doc is not None:  # unknown and ill-typed fields, as kubectl's validation warns of them
+                problems.extend(object_problems(doc, schemas))
+        policies, bindings = _load_admission_docs(policy_docs, version, problems, rejected,
+                                                  policy_kind="ValidatingAdmissionPolicy", served=POLICY_VERSIONS,
+                                                  default_and_validate=_validating)
+        mutating_policies, mutating_bindings = _load_admission_docs(
+            mutating_docs, version, problems, rejected, policy_kind="MutatingAdmissionPolicy",
+            served=map_types.served_versions(version), default_and_validate=_mutating(version))
+        static_notes: list[str] = []
+        policies, bindings = _from_manifests("ValidatingAdmissionPolicy", policies, bindings, policy_docs, version,
+                                             problems, rejected, static_notes)
+        mutating_policies, mutating_bindings = _from_manifests(
+            "MutatingAdmissionPolicy", mutating_policies, mutating_bindings, mutating_docs, version, problems, rejected,
+            static_notes)
+        webhook_notes: list[str] = []
+        hooks = webhooks.load(webhook_docs, version=version,
+                              compile_check=webhooks.compile_check_for(compiler.new_expressions_version(version)),
+                              problems=problems, rejected=rejected, field_problem=_field_problem,
+                              notes=webhook_notes)
+        kyverno_policies = kyverno.load_policies(kyverno_docs, table=table, problems=problems, rejected=rejected,
+                                                 field_problem=_field_problem, version=version)
+        checked = [(p.name, p.spec) for p in policies]
+        mutating_checked = [(p.name, p.spec) for p in mutating_policies]
+        shared_fields: Callable[[], Any] | None = None
+        if named is not None:  # the fields every check declares, in the scenario's environment
+            shared_fields = partial(_given, named)
+        elif len(checked) + len(mutating_checked) > 1:  # a policy checked (not found checked before) declares the
+            # fields any of them selects: those matching the same kind share one typed environment
+            shared_fields = cache(partial(selected_object_fields, [*checked, *mutating_checked], version))
+        type_checking, type_problems = check_policies(
+            checked, {d.name: d for d in policy_docs if d.kind == "ValidatingAdmissionPolicy"},
+            version=version, table=table, schemas=schemas, shared_fields=shared_fields,
+        )
+        problems.extend(type_problems)
+        _, mutating_type_problems = check_policies(
+            mutating_checked, {d.name: d for d in mutating_docs if d.kind == "MutatingAdmissionPolicy"},
+            version=version, table=table, schemas=schemas, shared_fields=shared_fields,
+        )
+        problems.extend(mutating_type_problems)
+        authorization = rbac.load(rbac_docs)
+        problems.extend(authorization.problems)
+        rejected.extend(authorization.rejected)
+        attrs, request_problems = build_attributes(
+            object_doc=object_doc, old_object_doc=old_object_doc, request_doc=request_doc, table=table
+        )
+        if not usage.exceeded:  # panes left unread after a bound was exceeded would only add noise here
+            problems.extend(request_problems)
+        if unreadable or attrs is None or any(p.severity == "error" and p.pane == "request" for p in problems):
+            # A pane that cannot be read, or no request: evaluating the rest would mislead; say so.
+            return Response(version, tuple(problems), tuple(rejected))
+        stored = Stored(
+            version=version, table=table, schemas=schemas,
+            cluster=Cluster(table=table, namespaces=namespaces, objects=objects, assume_namespaces=not namespaces),
+            policies=tuple(policies), bindings=tuple(bindings), hooks=tuple(hooks),
+            mutating_policies=tuple(mutating_policies), mutating_bindings=tuple(mutating_bindings),
+            kyverno_policies=tuple(kyverno_policies), param_scope=_param_scope(table, objects),
+            authorizer=_authorizer(attrs.user_info, authorization.rbac), type_checking=type_checking,
+            refused_policies={r["name"]: r["message"] for r in rejected if r["kind"] == "ValidatingAdmissionPolicy"},
+        )
+        notes = list(attrs.notes) + authorization.notes + webhook_notes + static_notes
+        if object_doc is not None and (webhooks.is_webhook_doc(object_doc) or kyverno.is_kyverno_doc(object_doc)):
+            notes.append(f"the {object_doc.kind} in the Object pane is the object of the request; paste the "
+                         "configurations and policies to evaluate in another pane")
+        if not namespaces and attrs.namespace:
+            notes.append(f"no Namespace given: namespace {attrs.namespace!r} is taken to exist with only its "
+                         "kubernetes.io/metadata.name label")
+        state = admission.run(stored, attrs)
+        response = _decided(state, stored, Response(version, tuple(problems), tuple(rejected), evaluated=True), notes)
+        return replace(response, patch=tuple(json_patch(attrs.object, state.attrs.object)))
 
 
 def _decided(state: admission.RequestState, stored: admission.Stored, response: Response,

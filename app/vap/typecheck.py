@@ -34,7 +34,7 @@ from .mutating import expressions
 from .mutating import policy as map_policy
 from .resources import ResourceTable
 from .schemas import KindSchema, SchemaSet
-from .schemas.decltypes import TypedRoots, kind_types, typed_roots
+from .schemas.decltypes import Named, TypedRoots, kind_types, typed_roots, words
 from .schemas.validate import check_object, render_path
 
 MAX_TYPES_TO_CHECK = 10
@@ -385,13 +385,38 @@ def selected_object_fields(policies: Sequence[tuple[str, Mapping[str, Any]]], ve
     return None if union is reach.WHOLE else union
 
 
+def scenario_types(policies: Sequence[tuple[str, Mapping[str, Any]]], *, version: str, table: ResourceTable,
+                   schemas: SchemaSet) -> tuple[Named, cel.Aliases | None]:
+    """What a scenario's policies are type-checked against, worked out before any of them is compiled: the
+    fields of the kinds that any of their expressions may name (:func:`decltypes.words`), and the typed roots of
+    every kind and paramKind they are checked against, which the scenario's environments then declare besides
+    their own (:class:`cel.Aliases`): the checks are made there, with no environment built for them alone."""
+    named = words(site.expression for _, spec in policies if isinstance(spec, Mapping) for site in _sites(spec))
+    roots: list[TypedRoots] = []
+    for _, spec in policies:
+        if not isinstance(spec, Mapping):
+            continue
+        pgvk = param_gvk(spec)
+        params = schemas.kind(*pgvk) if pgvk is not None else None
+        params_types = kind_types(params, schemas, version, named, root="params") if params is not None else None
+        for gvk in types_to_check(spec, table).gvks:
+            kind = schemas.kind(*gvk)
+            if kind is not None:
+                roots.append(typed_roots(kind_types(kind, schemas, version, named), params_types))
+    return named, cel.aliases_for(roots)
+
+
 def _check(spec: Mapping[str, Any], version: str, kinds: Sequence[KindSchema], params: KindSchema | None,
            schemas: SchemaSet, explanation: tuple[str, ...], name: str = "", shared_fields: Any = None
            ) -> TypeChecking:
-    object_fields, params_fields = _selected_fields(name, spec, version)
-    if shared_fields is not None:
-        object_fields = reach.merge(shared_fields, object_fields)
-    library = _library_use(name, spec, version)
+    if isinstance(shared_fields, Named):  # the scenario's (see scenario_types), in the environment it checks in
+        object_fields = params_fields = shared_fields
+        library = compiler.library_level(spec)
+    else:
+        object_fields, params_fields = _selected_fields(name, spec, version)
+        if shared_fields is not None:
+            object_fields = reach.merge(shared_fields, object_fields)
+        library = _library_use(name, spec, version)
     params_types = kind_types(params, schemas, version, params_fields, root="params") if params is not None else None
     per_site: dict[str, list[tuple[str, list[cel.CompileIssue]]]] = {}
     for kind in kinds:
@@ -447,8 +472,9 @@ def check_policy(spec: Mapping[str, Any], *, version: str, table: ResourceTable,
 
     Cached on the policy's spec, the Kubernetes version and the schemas of the kinds involved, so
     the warm evaluation path pays only for a lookup. ``shared_fields`` gives, when the policy is checked, the
-    fields of ``object`` to declare besides its own (:func:`selected_object_fields`): they change which
-    environment is built, never the result, so they are not part of the key.
+    fields of ``object`` to declare besides its own (:func:`selected_object_fields`), or the fields of the kinds to
+    declare instead (:func:`scenario_types`): they change which environment is built, never the result, so they
+    are not part of the key.
     """
     found = types_to_check(spec, table)
     kinds: list[KindSchema] = []
@@ -521,7 +547,8 @@ def check_policies(
     shared_fields: Callable[[], Any] | None = None,
 ) -> tuple[dict[str, dict[str, Any]], list[Problem]]:
     """Type-check stored policies: ``typeChecking`` per policy name, and the warnings as problems.
-    ``shared_fields``: the fields of ``object`` to declare for all of them (see :func:`selected_object_fields`)."""
+    ``shared_fields``: the fields of ``object`` to declare for all of them (see :func:`selected_object_fields` and
+    :func:`scenario_types`)."""
     results: dict[str, dict[str, Any]] = {}
     problems: list[Problem] = []
     for name, spec in policies:

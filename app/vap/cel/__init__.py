@@ -34,7 +34,8 @@ from __future__ import annotations
 import contextvars
 import re
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
@@ -109,6 +110,69 @@ class Declarations:
     # A CustomResourceDefinition's x-kubernetes-validations rule (apiextensions-apiserver's
     # pkg/apiserver/schema/cel): its roots are ``self`` and ``oldSelf`` (both dyn), not the admission ones.
     rule_roots: bool = False
+    # Typed roots declared besides, under names of the playground's own (:class:`Aliases`): the environment
+    # then also type-checks against schemas. None: none (what an expression may reference is the same).
+    aliases: Any = None
+
+
+@dataclass(frozen=True)
+class Aliases:
+    """Typed roots (``app.vap.schemas.decltypes.TypedRoots``) that an environment declares besides its own roots,
+    each under names of the playground's own: ``object`` of the first as ``__playground_typed0_object``, ...
+
+    A check against a schema (``Declarations.types``) is then made in the environment the scenario's other
+    expressions are checked in, its text with those roots renamed (:func:`_rename_roots`), instead of in an
+    environment of its own: the engine's first compile in an environment costs about a millisecond. An
+    expression naming an alias is refused (:func:`_internal_names`), so declaring them changes no other check.
+    Set for the evaluation of a scenario by :func:`declaring`; a shortcut of the fast paths."""
+
+    roots: tuple[Any, ...]
+
+    @property
+    def pool(self) -> Any:
+        return self.roots[0].pool
+
+    def index(self, roots: Any) -> int | None:
+        for i, declared in enumerate(self.roots):
+            if declared == roots:
+                return i
+        return None
+
+    def renames(self, index: int) -> dict[str, str]:
+        """The roots of ``roots[index]`` that are typed from a schema, and the names they are declared under."""
+        signatures = dict(self.roots[index].signatures)
+        return {name: f"__playground_typed{index}_{name}" for name in _ALIASED_ROOTS if signatures.get(name) != "DYN"}
+
+    def variable_types(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for index, roots in enumerate(self.roots):
+            types = roots.variable_types()
+            out.update({alias: types[name] for name, alias in self.renames(index).items()})
+        return out
+
+
+_ALIASED_ROOTS = ("object", "oldObject", "params")
+_scenario_aliases: contextvars.ContextVar[Aliases | None] = contextvars.ContextVar("_scenario_aliases", default=None)
+
+
+def aliases_for(roots: Sequence[Any]) -> Aliases | None:
+    """The typed roots an environment can declare together (those over one descriptor pool), or None."""
+    kept = [r for r in dict.fromkeys(roots) if r.pool is roots[0].pool] if roots else []
+    return Aliases(tuple(kept[:_MAX_ALIASED])) if kept else None
+
+
+_MAX_ALIASED = 8
+
+
+@contextmanager
+def declaring(aliases: Aliases | None) -> Iterator[None]:
+    """Within the block (a scenario's evaluation), environments built for checking declare these typed roots
+    too, and checks against them are made there (while the fast paths are on)."""
+    token = _scenario_aliases.set(aliases if fast.on else None)
+    try:
+        yield
+    finally:
+        _scenario_aliases.reset(token)
 
 
 @dataclass(slots=True)
@@ -230,8 +294,27 @@ def _admission_types() -> Any:
 
 def environment(decls: Declarations) -> Any:
     """Build (once) the environment expressions are checked in: ``request`` and ``namespaceObject``
-    typed as in the apiserver (and every root of ``decls.types`` typed as given)."""
+    typed as in the apiserver (and every root of ``decls.types`` typed as given; in a scenario's evaluation, the
+    typed roots it checks against declared besides, see :class:`Aliases`)."""
+    if decls.types is None and decls.aliases is None and not decls.rule_roots:
+        aliases = _scenario_aliases.get()
+        if aliases is not None:
+            decls = replace(decls, aliases=aliases)
     return _checking_environment(_own_functions(decls))
+
+
+def _aliased(decls: Declarations) -> tuple[Declarations, dict[str, str]] | None:
+    """For a check against schemas (``decls.types``) that the scenario's environment can make: the declarations of
+    that environment, and the roots to rename in the text (see :class:`Aliases`)."""
+    aliases = _scenario_aliases.get()
+    if aliases is None or decls.types is None or decls.rule_roots:
+        return None
+    index = aliases.index(decls.types)
+    if index is None or aliases.pool is not _admission_types().pool:
+        return None
+    if not all(_shares_environments(entry) for entry in decls.variables or ()):
+        return None  # (a variable of a schema's type is declared by a function of its own: an environment apart)
+    return replace(decls, types=None, aliases=aliases), aliases.renames(index)
 
 
 @fast.memo(ENVIRONMENT_CACHE_SIZE)
@@ -323,6 +406,8 @@ def _build_environment(decls: Declarations, *, typed: bool) -> Any:
         roots = decls.types if decls.types is not None else _admission_types()
         variables.update({k: t for k, t in roots.variable_types().items() if k in variables})
         pool = roots.pool
+        if decls.aliases is not None and decls.aliases.pool is roots.pool:
+            variables.update(decls.aliases.variable_types())
     with _env_lock:
         return cel.NewEnv(
             descriptor_pool=pool,
@@ -523,6 +608,8 @@ class _Rewrite:
     spans: list[tuple[int, int, int, int, int]] = field(default_factory=list)
     used: tuple[str, ...] = ()
     unknown: tuple[tuple[str, int], ...] = ()  # (name, original offset of the '.')
+    # the rewriting this one was made from (its offsets are then in that one's text, see _rename_roots)
+    inner: _Rewrite | None = None
 
     def original_offset(self, offset: int) -> int:
         """The offset in the original text of an offset in the rewritten one; a position inside a
@@ -532,9 +619,39 @@ class _Rewrite:
             if offset < new_start:
                 break
             if offset < new_end:
-                return dot
+                offset, shift = dot, 0
+                break
             shift = orig_end - new_end
-        return offset + shift
+        offset += shift
+        return self.inner.original_offset(offset) if self.inner is not None else offset
+
+
+_ROOT_NAME = re.compile(r"(?<![\w.])(object|oldObject|params)(?!\w)")
+
+
+def _rename_roots(rewrite: _Rewrite, renames: Mapping[str, str]) -> _Rewrite:
+    """The rewritten text with the roots ``renames`` names referenced under their new names (not a field of the
+    same name, nor a word in a string); offsets lead back through ``rewrite`` to the original text."""
+    text = rewrite.text
+    out: list[str] = []
+    spans: list[tuple[int, int, int, int, int]] = []
+    pos = length = 0
+    for start, end in _code_spans(text):
+        for m in _ROOT_NAME.finditer(text, start, end):
+            if m.group(1) not in renames:
+                continue
+            before = text[start:m.start()].rstrip()
+            if before.endswith(".") or (before.endswith("?") and before[:-1].rstrip().endswith(".")):
+                continue  # a field selected by that name
+            replacement = renames[m.group(1)]
+            out.append(text[pos:m.start()])
+            length += m.start() - pos
+            spans.append((length, length + len(replacement), m.start(), m.end(), m.start()))
+            out.append(replacement)
+            length += len(replacement)
+            pos = m.end()
+    out.append(text[pos:])
+    return _Rewrite("".join(out), spans, rewrite.used, rewrite.unknown, inner=rewrite)
 
 
 @fast.memo(COMPILE_CACHE_SIZE)  # a text is rewritten for its environment's declarations, then checked
@@ -694,8 +811,13 @@ def _check(expression: str, kind: str, decls: Declarations) -> tuple[Compiled, _
     """Compile and check one expression in the checking environment: its errors and result type, and
     the checked program (no program to run). Also returns the text the engine compiled (variables
     rewritten)."""
-    env = environment(decls)
     rewrite = _rewrite_variables(expression, decls.variables) if decls.variables is not None else _Rewrite(expression)
+    aliased = _aliased(decls)
+    if aliased is not None:  # checked against schemas in the scenario's environment, its typed roots renamed
+        env = environment(aliased[0])
+        rewrite = _rename_roots(rewrite, aliased[1])
+    else:
+        env = environment(decls)
     compiled = Compiled(expression=expression, kind=kind, uses_variables=rewrite.used)
     issues: list[CompileIssue] = []
     program = _engine_compile(env, rewrite.text)

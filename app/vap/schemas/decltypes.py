@@ -41,7 +41,7 @@ import json
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -192,7 +192,7 @@ class _Builder:
             if not isinstance(items, Mapping):
                 return Shape("list", elem=DYN)
             # the fields a comprehension selects of the elements (reach.ELEMENT), else all of them
-            elements = WHOLE if fields is WHOLE else fields.get(reach.ELEMENT, WHOLE)
+            elements = fields if fields is WHOLE or isinstance(fields, Named) else fields.get(reach.ELEMENT, WHOLE)
             return Shape("list", elem=self.shape(items, path + ".@idx", fields=elements,
                                                  resource_root=bool(items.get("x-kubernetes-embedded-resource"))))
         if kind == "object":
@@ -247,7 +247,11 @@ class _Builder:
             if self.keywords_as_fields and prop in RESERVED and prop not in _LEXER_KEYWORDS:
                 names.append(str(prop))
             sub = WHOLE
-            if fields is not WHOLE:
+            if isinstance(fields, Named):
+                if fields.names.isdisjoint(names):
+                    continue  # no expression names this field: leaving it out changes no check
+                sub = fields
+            elif fields is not WHOLE:
                 wanted = [fields[n] for n in names if n in fields]
                 if not wanted:
                     continue  # no expression selects this field: leaving it out changes no check
@@ -344,6 +348,24 @@ def keywords_as_fields(version: str) -> bool:
     return (int(major), int(minor)) >= (1, 31)
 
 
+@dataclass(frozen=True)
+class Named:
+    """Which fields of a kind to declare, instead of a trie: at any depth, those whose names are among ``names``
+    (the words of the expressions that will be checked against it, :func:`words`). A checker looks a field up
+    only where an expression names it, so this declares every field a trie of the selected paths would, and
+    needs no compiled expression to be worked out."""
+
+    names: frozenset[str]
+
+
+_WORD = re.compile(r"[_a-zA-Z][_a-zA-Z0-9]*")
+
+
+def words(texts: Iterable[str]) -> Named:
+    """Every identifier-like word of the texts (in their strings too: more than is needed is harmless)."""
+    return Named(frozenset(w for text in texts for w in _WORD.findall(text)))
+
+
 _kind_cache: OrderedDict[str, KindTypes] = OrderedDict()
 _kind_lock = threading.Lock()
 _KIND_CACHE_SIZE = 256
@@ -364,14 +386,17 @@ def kind_types(schema: KindSchema, schemas: SchemaSet, version: str, fields: Any
     or ``params``), built once per schema content, version, ``fields`` and ``root``.
 
     ``fields``: WHOLE, or the fields the expressions select (a trie of field names, see
-    :mod:`app.vap.reach`): the object types then declare only those. A checker looks up a field's
+    :mod:`app.vap.reach`), or the fields they may name (:class:`Named`): the object types then declare only
+    those. A checker looks up a field's
     type only where an expression selects it, so what no expression selects cannot change a check,
     and a policy reading a few fields of a Deployment is checked against a handful of types instead
     of some 300 (the engine loads every declared type when it first checks an expression).
     """
     keywords = keywords_as_fields(version)
     key = f"{root}/{schemas.version}/{schema.key}/{keywords}"
-    if fields is not WHOLE:
+    if isinstance(fields, Named):
+        key += "/names:" + ",".join(sorted(fields.names))
+    elif fields is not WHOLE:
         key += "/" + json.dumps(_jsonable(fields), sort_keys=True, separators=(",", ":"))
     if fields is not WHOLE or schema.custom:
         key = _DEPENDENT + key
