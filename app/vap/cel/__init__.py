@@ -557,35 +557,36 @@ def display_value(compiled: Compiled, value: Any) -> Any:
 _IDENT = re.compile(r"[_a-zA-Z][_a-zA-Z0-9]*")
 
 
+_CODE_ENDS = re.compile(r"//|['\"]")  # where a comment or a string literal starts
+_STRING_STOPS = {quote: re.compile(r"[\\\n]|" + re.escape(quote[0])) for quote in ("'", '"', "'''", '"""')}
+
+
 @fast.memo(COMPILE_CACHE_SIZE)
 def _code_spans(text: str) -> tuple[tuple[int, int], ...]:
     """Return the (start, end) spans of ``text`` that are code: not string literals or comments (read
     several times for each expression compiled)."""
     spans: list[tuple[int, int]] = []
     i, start, n = 0, 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "/" and text.startswith("//", i):
-            spans.append((start, i))
+    while (found := _CODE_ENDS.search(text, i)) is not None:
+        i = found.start()
+        spans.append((start, i))
+        if found.group() == "//":
             end = text.find("\n", i)
-            i = n if end < 0 else end
-            start = i
+            i = start = n if end < 0 else end
             continue
-        if ch in "'\"":
-            spans.append((start, i))
-            raw = i > 0 and text[i - 1] in "rR"
-            quote = text[i : i + 3] if text.startswith(ch * 3, i) else ch
-            j = i + len(quote)
-            while j < n and not text.startswith(quote, j):
-                if text[j] == "\\" and not raw:
-                    j += 1
-                elif text[j] == "\n" and len(quote) == 1:
-                    break
-                j += 1
-            i = min(n, j + len(quote))
-            start = i
-            continue
-        i += 1
+        ch = text[i]
+        raw = i > 0 and text[i - 1] in "rR"
+        quote = text[i : i + 3] if text.startswith(ch * 3, i) else ch
+        j = i + len(quote)
+        stops = _STRING_STOPS[quote]
+        while (stop := stops.search(text, j)) is not None:
+            j = stop.start()
+            if text.startswith(quote, j) or (text[j] == "\n" and len(quote) == 1):
+                break
+            j += 2 if text[j] == "\\" and not raw else 1
+        else:
+            j = n
+        i = start = min(n, j + len(quote))
     spans.append((start, n))
     return tuple(s for s in spans if s[0] < s[1])
 

@@ -27,8 +27,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
+from app.vap import fast
 from app.vap.schemas import KindSchema, SchemaSet
 from app.vap.validation import _go_float, _go_quote
 
@@ -616,8 +618,21 @@ def _merge_list(lst: _List, lhs: Any, rhs: Any) -> tuple[Any, list[_Error]]:
 
 
 def _root(schemas: SchemaSet, kind: KindSchema) -> _Ref:
-    converter = _Converter(schemas)
+    converter = _custom_converter(schemas) if schemas.custom_key else _builtin_converter(schemas)
     return converter.ref(kind.root, False)
+
+
+@lru_cache(maxsize=16)
+def _builtin_converter(schemas: SchemaSet) -> _Converter:
+    """The types of a version's built-in schemas, converted as they are first needed and kept: they depend on no
+    input (as the CEL library's declarations)."""
+    return _Converter(schemas)
+
+
+@fast.memo(32)
+def _custom_converter(schemas: SchemaSet) -> _Converter:
+    """The types of a set holding pasted CustomResourceDefinitions, kept among the caches of what was evaluated."""
+    return _Converter(schemas)
 
 
 def merge_apply_configuration(obj: Mapping[str, Any], patch: Mapping[str, Any], kind: KindSchema,
