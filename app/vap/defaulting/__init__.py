@@ -19,6 +19,7 @@ version, the whole object, the field path): a default that depends on the versio
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -102,9 +103,7 @@ def _walk(value: Any, node: Mapping[str, Any], schemas: SchemaSet, version: Vers
                 if entry.zero is not None:
                     _fill_zero(value, entry, path, made, stage)
                 else:
-                    before = tree_copy(value)
-                    entry.function(value, Context(version, root, path))
-                    made.extend(changes(f"{stage}: {entry.name}", before, value, path))
+                    _run_recorded(entry, value, Context(version, root, path), path, made, stage)
         properties = node.get("properties")
         if isinstance(properties, Mapping):
             for key, child in list(value.items()):
@@ -120,6 +119,28 @@ def _walk(value: Any, node: Mapping[str, Any], schemas: SchemaSet, version: Vers
         for index, item in enumerate(value):
             if isinstance(item, dict | list):
                 _walk(item, node["items"], schemas, version, root, (*path, index), made, registry, stage)
+
+def _run_recorded(entry: Registered, value: dict[str, Any], context: Context, path: Path, made: list[Change],
+                  stage: str) -> None:
+    """Call a defaulting function on a value and record what it changed. The value before is kept as marshal's
+    bytes (exact: a value of another type, or keys in another order, reads differently), so that a function that
+    changes nothing, as most do, costs no copy and no comparison in Python; the changes are worked out from them
+    when it changed something."""
+    try:
+        before = marshal.dumps(value)
+    except ValueError:  # a value marshal does not write (not plain JSON, or nested beyond its depth)
+        copied = tree_copy(value)
+        entry.function(value, context)
+        made.extend(changes(f"{stage}: {entry.name}", copied, value, path))
+        return
+    entry.function(value, context)
+    try:
+        same = marshal.dumps(value) == before
+    except ValueError:
+        same = False
+    if not same:
+        made.extend(changes(f"{stage}: {entry.name}", marshal.loads(before), value, path))
+
 
 def _fill_zero(value: dict[str, Any], entry: Registered, path: Path, made: list[Change], stage: str) -> None:
     assert entry.zero is not None
