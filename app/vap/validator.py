@@ -275,21 +275,24 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
         authorizer = inv.authorizer if policy.uses_authorizer else None
         kept = keeping.reuse(policy, pruners, inv) if authorizer is None else None
         inputs = kept.inputs if kept is not None else _inputs(policy, pruners, inv)
+        if kept is None and authorizer is None and policy._pruners is not None:
+            # (from a policy's third evaluation on, once its pruners are generated, its documents are noted,
+            # and their values kept when they are evaluated again: a first evaluation does not pay for keeping,
+            # nor is code generation counted as time evaluating on kept values; they are converted on first use)
+            kept = keeping.keep(policy, pruners, inv, inputs)
+        if kept is not None:
+            started = perf_counter()
         if policy.match_conditions and not _match(policy, inv, inputs, authorizer, err_action, tracker, out, begun,
-                                                  kept is not None):
+                                                  kept):
             return out
 
         # validations, then every messageExpression, against one budget.
         scopes: list[cel.VariableScope] = []
         readers = policy.validation_readers
-        if kept is None and authorizer is None and policy._pruners is not None:
-            # (from a policy's third evaluation on, once its pruners are generated, its documents are noted,
-            # and their values kept when they are evaluated again: a first evaluation does not pay for keeping,
-            # nor is code generation counted as time evaluating on kept values)
-            kept = keeping.keep(policy, pruners, inv, inputs)
         if kept is not None:
             data: Mapping[str, Any] | cel.Activation = kept.activation
-            started = perf_counter()
+            if started is None:
+                started = perf_counter()
         else:
             data = _data(pruners[4], inputs, inv.namespace_object, authorizer, readers)
         scope = _scope(policy, data, scopes) if policy.variables else None
@@ -468,13 +471,19 @@ def _out_of_budget(policy: CompiledPolicy, scopes: list[cel.VariableScope], err_
 
 
 def _match(policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any], authorizer: Any, err_action: str,
-           tracker: Any, out: ValidateResult, begun: float, kept_inputs: bool = False) -> bool:
+           tracker: Any, out: ValidateResult, begun: float, kept: keeping.Kept | None = None) -> bool:
     """The matchConditions, recorded in ``out``: all evaluated, any false skips the policy; errors under
-    failurePolicy. They see the request's original resource, no Namespace. False: the evaluation ends."""
-    match_inputs = inputs
-    if "request" in inputs:
-        match_inputs = {**inputs, "request": {**inputs["request"], "resource": inv.request_original_resource}}
-    data = _data(policy.pruners[4], match_inputs, None, authorizer, len(policy.match_conditions))
+    failurePolicy. They see the request's original resource, no Namespace. False: the evaluation ends.
+    ``kept``: the values kept from the policy's last evaluation (``inputs`` are its), where theirs are kept too."""
+
+    def values() -> Mapping[str, Any] | cel.Activation:
+        match_inputs = inputs
+        if "request" in inputs:
+            match_inputs = {**inputs, "request": {**inputs["request"], "resource": inv.request_original_resource}}
+        return _data(policy.pruners[4], match_inputs, None, authorizer, 1 if kept is not None else
+                     len(policy.match_conditions))
+
+    data = keeping.matching(kept, inv.request_original_resource, values) if kept is not None else values()
     remaining = MATCH_CONDITIONS_BUDGET  # the cost budget
     any_false = False
     errors: list[str] = []
@@ -501,7 +510,7 @@ def _match(policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any], auth
             if whole is None:
                 whole = _Unpruned(data, inv, None, original_resource=True)
                 made = explaining_kept.kept(policy, inv, _seen(policy, policy.pruners, inv),
-                                            inputs if kept_inputs else None)
+                                            inputs if kept is not None else None)
                 allowance = _allowance(begun, perf_counter())
             _explain(entry, compiled, entry["cost"], whole, policy, inv, tracker, made, ("matchCondition", index),
                      allowance)

@@ -30,7 +30,8 @@ class Kept:
     second evaluation, so that evaluations of documents edited each time (which would never reuse them)
     do not pay for keeping them."""
 
-    __slots__ = ("key", "policy", "object", "old_object", "params", "inputs", "activation", "spent")
+    __slots__ = ("key", "policy", "object", "old_object", "params", "inputs", "activation", "spent", "matching",
+                 "matched_resource")
 
     def __init__(self, key: tuple[int, int], policy: Any, inv: Any,
                  inputs: dict[str, Any] | None, activation: cel.Activation | None) -> None:
@@ -38,6 +39,9 @@ class Kept:
         self.object, self.old_object, self.params = inv.object, inv.old_object, inv.params
         self.inputs, self.activation = inputs, activation  # (the activation's values: inputs and the Namespace)
         self.spent = 0.0
+        # the matchConditions' values (see matching), and the request's original resource they hold
+        self.matching: cel.Activation | None = None
+        self.matched_resource: Any = None
 
 
 # Per thread (an engine activation belongs to the thread that made it, and is never handed to another: a
@@ -157,6 +161,16 @@ def keep(policy: Any, pruners: tuple[Callable[[Any], Any] | None, ...], inv: Any
     return kept
 
 
+def matching(kept: Kept, original_resource: Any, values: Callable[[], dict[str, Any]]) -> cel.Activation:
+    """The matchConditions' values (the kept inputs, the request with its original resource, no Namespace) in an
+    activation kept with the validations' one: made from ``values`` when none is kept for this original resource."""
+    if kept.matching is None or not _identical(kept.matched_resource, original_resource):
+        kept.matching = cel.Activation(values())
+        kept.matching.costs = {}
+        kept.matched_resource = original_resource
+    return kept.matching
+
+
 def _note(key: tuple[int, int], kept: Kept) -> None:
     entries = kept_here()
     entries.pop(key, None)
@@ -191,9 +205,11 @@ def spend(kept: Kept, seconds: float) -> None:
     the next evaluation of the same documents; one whose cost could not be estimated is forgotten."""
     kept.spent += seconds
     entries = kept_here()
-    if (kept.spent > _KEPT_SECONDS or kept.activation.costs is None) and entries.get(kept.key) is kept:
-        if kept.activation.costs is None:
+    unknown = (kept.activation is not None and kept.activation.costs is None) or (
+        kept.matching is not None and kept.matching.costs is None)
+    if (kept.spent > _KEPT_SECONDS or unknown) and entries.get(kept.key) is kept:
+        if unknown:
             del entries[kept.key]
         else:  # made afresh on the next evaluation of the same documents
-            kept.inputs = kept.activation = None
+            kept.inputs = kept.activation = kept.matching = None
             kept.spent = 0.0
