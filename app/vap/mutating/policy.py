@@ -89,7 +89,9 @@ def compile_mutation(expression: str, patch_type: str, decls: cel.Declarations, 
                      ) -> cel.Compiled:
     """Compile a mutation's expression as the apiserver does (with the patch types declared); errors point at
     the text as written, and a result of the wrong type is refused (``must evaluate to Object but got ...``)."""
-    written = expressions.rewrite(expression)
+    # (without the whitespace that ends it, as API validation compiles it: its check is then shared; nothing else
+    # moves, so positions are the same)
+    written = expressions.rewrite(expression.rstrip())
     compile_fn = cel.check_expression if check_only else cel.compile_expression
     compiled = replace(compile_fn(written.text, cel.MUTATION, decls), expression=expression)
     issues = [cel.CompileIssue(*_line_col(expression, written.original_offset(_offset(written.text, i.line,
