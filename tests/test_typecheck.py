@@ -946,7 +946,8 @@ def test_a_scenario_s_environment_reports_what_a_check_of_its_own_does(version):
     # where a field, a string or a comment has their name, on several lines
     validations = [*SELECTION_CASES,
                    "object.spec.template.spec.containers.all(object, object.imagee != 'object')",
-                   "// oldObject.spec.x\n  oldObject.spec.replicaz > 1 &&\n  object.metadata.name != params.spec.colour",
+                   "// oldObject.spec.x\n  oldObject.spec.replicaz > 1 &&\n"
+                   "  object.metadata.name != params.spec.colour",
                    "has(object.spec.template.spec.object) || object. spec .paused == 'x'",
                    {"expression": "object.spec.replicas > 0", "messageExpression": "params.spec.size + object.x"}]
     spec = _spec(DEPLOYMENTS, PODS, validations=validations,
@@ -976,3 +977,38 @@ def test_policies_checked_in_their_scenario_s_environment_get_their_own_results(
                                     shared_fields=lambda: named)
         assert together == alone, name
     typecheck.clear_cache()
+
+
+def test_an_expression_naming_a_typed_root_s_declared_name_is_refused():
+    # the scenario's environment declares the typed roots it checks against under names of the playground's own:
+    # a policy naming one is refused as kube-apiserver refuses any undeclared name, and stored nowhere
+    from app.vap import fast
+
+    policy = _policy_yaml("__playground_typed0_object.spec.replicas > 1")
+    fast.clear()
+    response = vap.evaluate({"policy": policy, "object": _DEPLOYMENT_YAML})
+    assert [r["message"] for r in response["rejected"]] == [
+        'ValidatingAdmissionPolicy.admissionregistration.k8s.io "p" is invalid: spec.validations[0].expression: '
+        'Invalid value: "__playground_typed0_object.spec.replicas > 1": compilation failed: ERROR: <input>:1:1: '
+        "undeclared reference to '__playground_typed0_object' (in container '')\n"
+        " | __playground_typed0_object.spec.replicas > 1\n | ^"]
+
+
+def _policy_yaml(expression):
+    return yaml.safe_dump_all([
+        {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+         "metadata": {"name": "p"},
+         "spec": {"failurePolicy": "Fail", "matchConstraints": {"resourceRules": [DEPLOYMENTS]},
+                  "validations": [{"expression": expression}]}},
+        {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+         "metadata": {"name": "b"}, "spec": {"policyName": "p", "validationActions": ["Deny"]}}])
+
+
+_DEPLOYMENT_YAML = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d, namespace: default}
+spec:
+  replicas: 3
+  selector: {matchLabels: {a: b}}
+  template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, image: x}]}}
+"""
