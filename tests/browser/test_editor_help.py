@@ -39,7 +39,7 @@ def test_ctrl_space_in_the_policy_pane_offers_validations(page, screenshot):
     page.locator(".CodeMirror-hint", has_text="validations").click()
     assert value(page).endswith("\n  validations:\n    - \n")
     # (the editor takes the focus back from the clicked list a moment later: keys typed before go elsewhere)
-    page.wait_for_function("document.activeElement && document.activeElement.closest('.CodeMirror[data-pane=policy]')")
+    page.locator(f"{POLICY}.CodeMirror-focused").wait_for()
     # while a key is typed, the list opens by itself, and shows the field's documentation beside it
     page.keyboard.press("Escape")
     page.keyboard.press("Enter")
