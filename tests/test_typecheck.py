@@ -1012,3 +1012,23 @@ spec:
   selector: {matchLabels: {a: b}}
   template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, image: x}]}}
 """
+
+
+def test_a_root_the_scenario_s_texts_do_not_name_is_checked_where_it_is_declared():
+    # the scenario's environment declares only the typed roots its expressions name (here object): a policy checked
+    # against the same types that names oldObject is checked in an environment of its own, with oldObject typed
+    from app.vap import fast
+
+    fast.clear()
+    version = "1.36"
+    table, schemas = builtin_table(version), schema_set(version)
+    scenario = _spec(DEPLOYMENTS, validations=["object.spec.replicas > 1"])
+    named, aliases = typecheck.scenario_types([("s", scenario)], version=version, table=table, schemas=schemas)
+    assert aliases is not None and "oldObject" not in aliases.renames(0)
+    spec = _spec(DEPLOYMENTS, validations=["object.spec.replicas > 1 || oldObject.spec.replicaz > 1"])
+    typecheck.clear_cache()
+    with cel.declaring(aliases):
+        result = check_policy(spec, version=version, table=table, schemas=schemas, shared_fields=lambda: named)
+    typecheck.clear_cache()
+    assert [(k, c, m) for _, k, _, c, m in _issues(result)] == [
+        ("apps/v1, Kind=Deployment", 43, "undefined field 'replicaz'")]

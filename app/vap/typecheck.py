@@ -403,7 +403,7 @@ def scenario_types(policies: Sequence[tuple[str, Mapping[str, Any]]], *, version
             kind = schemas.kind(*gvk)
             if kind is not None:
                 roots.append(typed_roots(kind_types(kind, schemas, version, named), params_types))
-    return named, cel.aliases_for(roots)
+    return named, cel.aliases_for(roots, named.names)
 
 
 def _check(spec: Mapping[str, Any], version: str, kinds: Sequence[KindSchema], params: KindSchema | None,

@@ -127,6 +127,9 @@ class Aliases:
     Set for the evaluation of a scenario by :func:`declaring`; a shortcut of the fast paths."""
 
     roots: tuple[Any, ...]
+    # the roots any of the scenario's expressions may name (the others are not declared: every name an environment
+    # declares costs each evaluation in it a little)
+    named: frozenset[str] = frozenset(("object", "oldObject", "params"))
 
     @property
     def pool(self) -> Any:
@@ -141,7 +144,8 @@ class Aliases:
     def renames(self, index: int) -> dict[str, str]:
         """The roots of ``roots[index]`` that are typed from a schema, and the names they are declared under."""
         signatures = dict(self.roots[index].signatures)
-        return {name: f"__playground_typed{index}_{name}" for name in _ALIASED_ROOTS if signatures.get(name) != "DYN"}
+        return {name: f"__playground_typed{index}_{name}" for name in _ALIASED_ROOTS
+                if signatures.get(name) != "DYN" and name in self.named}
 
     def variable_types(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -155,10 +159,11 @@ _ALIASED_ROOTS = ("object", "oldObject", "params")
 _scenario_aliases: contextvars.ContextVar[Aliases | None] = contextvars.ContextVar("_scenario_aliases", default=None)
 
 
-def aliases_for(roots: Sequence[Any]) -> Aliases | None:
-    """The typed roots an environment can declare together (those over one descriptor pool), or None."""
+def aliases_for(roots: Sequence[Any], named: Iterable[str] = _ALIASED_ROOTS) -> Aliases | None:
+    """The typed roots an environment can declare together (those over one descriptor pool), or None; ``named``:
+    the roots the expressions to check may name."""
     kept = [r for r in dict.fromkeys(roots) if r.pool is roots[0].pool] if roots else []
-    return Aliases(tuple(kept[:_MAX_ALIASED])) if kept else None
+    return Aliases(tuple(kept[:_MAX_ALIASED]), frozenset(named) & frozenset(_ALIASED_ROOTS)) if kept else None
 
 
 _MAX_ALIASED = 8
@@ -303,7 +308,7 @@ def environment(decls: Declarations) -> Any:
     return _checking_environment(_own_functions(decls))
 
 
-def _aliased(decls: Declarations) -> tuple[Declarations, dict[str, str]] | None:
+def _aliased(decls: Declarations, text: str) -> tuple[Declarations, dict[str, str]] | None:
     """For a check against schemas (``decls.types``) that the scenario's environment can make: the declarations of
     that environment, and the roots to rename in the text (see :class:`Aliases`)."""
     aliases = _scenario_aliases.get()
@@ -314,7 +319,11 @@ def _aliased(decls: Declarations) -> tuple[Declarations, dict[str, str]] | None:
         return None
     if not all(_shares_environments(entry) for entry in decls.variables or ()):
         return None  # (a variable of a schema's type is declared by a function of its own: an environment apart)
-    return replace(decls, types=None, aliases=aliases), aliases.renames(index)
+    renames = aliases.renames(index)
+    typed = [name for name, signature in decls.types.signatures if name in _ALIASED_ROOTS and signature != "DYN"]
+    if any(name not in renames and mentions(text, name) for name in typed):
+        return None  # (it names a typed root the scenario's environment does not declare)
+    return replace(decls, types=None, aliases=aliases), renames
 
 
 @fast.memo(ENVIRONMENT_CACHE_SIZE)
@@ -813,7 +822,7 @@ def _check(expression: str, kind: str, decls: Declarations) -> tuple[Compiled, _
     the checked program (no program to run). Also returns the text the engine compiled (variables
     rewritten)."""
     rewrite = _rewrite_variables(expression, decls.variables) if decls.variables is not None else _Rewrite(expression)
-    aliased = _aliased(decls)
+    aliased = _aliased(decls, expression)
     if aliased is not None:  # checked against schemas in the scenario's environment, its typed roots renamed
         env = environment(aliased[0])
         rewrite = _rename_roots(rewrite, aliased[1])
