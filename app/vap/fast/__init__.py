@@ -15,7 +15,9 @@ Besides these caches, the core takes a few shortcuts that the switch also govern
 :data:`on`): inputs cut down to what a policy's expressions read, one engine activation shared by a
 group of expressions, environments declaring only what a policy's expressions may call, programs
 naming ``request`` run where they were type-checked, explanation parts that are field paths or plain tests
-of them read in Python (:mod:`.parts`).
+of them read in Python (:mod:`.parts`), checks against the kinds' schemas made in the environment a scenario's
+expressions are checked and run in, its typed roots declared there under names of the playground's own
+(``app.vap.cel.Aliases``).
 
 :func:`clear` forgets everything registered (the next evaluation is a first one); :func:`plain` turns
 the switch off for a block: nothing is reused between evaluations and every shortcut takes the plain
