@@ -925,7 +925,7 @@ def _in_a_scenario(spec, version="1.36", crds=(), *others):
 
     cel._build_environment = counting
     try:
-        with cel.declaring(aliases):
+        with cel.declaring(lambda: aliases):
             result = check_policy(spec, version=version, table=table, schemas=schemas, shared_fields=lambda: named)
     finally:
         cel._build_environment = original
@@ -972,7 +972,7 @@ def test_policies_checked_in_their_scenario_s_environment_get_their_own_results(
         alone = check_policy(spec, version=version, table=table, schemas=schemas, name=name)
         typecheck.clear_cache()
         cel._check.cache_clear()  # (checked again, not found)
-        with cel.declaring(aliases):
+        with cel.declaring(lambda: aliases):
             together = check_policy(spec, version=version, table=table, schemas=schemas, name=name,
                                     shared_fields=lambda: named)
         assert together == alone, name
@@ -1027,7 +1027,7 @@ def test_a_root_the_scenario_s_texts_do_not_name_is_checked_where_it_is_declared
     assert aliases is not None and "oldObject" not in aliases.renames(0)
     spec = _spec(DEPLOYMENTS, validations=["object.spec.replicas > 1 || oldObject.spec.replicaz > 1"])
     typecheck.clear_cache()
-    with cel.declaring(aliases):
+    with cel.declaring(lambda: aliases):
         result = check_policy(spec, version=version, table=table, schemas=schemas, shared_fields=lambda: named)
     typecheck.clear_cache()
     assert [(k, c, m) for _, k, _, c, m in _issues(result)] == [

@@ -240,10 +240,6 @@ def _checked_against(policy_docs: list[Document], mutating_docs: list[Document],
         return None, None
 
 
-def _given(value: Any) -> Any:
-    return value
-
-
 def evaluate(payload: Mapping[str, Any]) -> dict[str, Any]:
     """Evaluate one scenario given as the JSON API body and return the JSON API response; InputError when the
     body is not an API request."""
@@ -314,9 +310,10 @@ def respond(scenario: Scenario) -> Response:
                     rbac_docs.append(doc)
                 objects.append(doc.value)
 
-    # what the policies are type-checked against, known before any of them is compiled (see typecheck.scenario_types)
-    named, aliases = _checked_against(policy_docs, mutating_docs, version, table, schemas)
-    with cel.declaring(aliases):
+    # what the policies are type-checked against, known before any of them is compiled (see typecheck.scenario_types),
+    # worked out when first asked: an evaluation that compiles and checks nothing new never asks
+    checked_against = cache(partial(_checked_against, policy_docs, mutating_docs, version, table, schemas))
+    with cel.declaring(lambda: checked_against()[1]):
         for doc in (object_doc, old_object_doc):
             if doc is not None:  # unknown and ill-typed fields, as kubectl's validation warns of them
                 problems.extend(object_problems(doc, schemas))
@@ -341,12 +338,15 @@ def respond(scenario: Scenario) -> Response:
                                                  field_problem=_field_problem, version=version)
         checked = [(p.name, p.spec) for p in policies]
         mutating_checked = [(p.name, p.spec) for p in mutating_policies]
-        shared_fields: Callable[[], Any] | None = None
-        if named is not None:  # the fields every check declares, in the scenario's environment
-            shared_fields = partial(_given, named)
-        elif len(checked) + len(mutating_checked) > 1:  # a policy checked (not found checked before) declares the
-            # fields any of them selects: those matching the same kind share one typed environment
-            shared_fields = cache(partial(selected_object_fields, [*checked, *mutating_checked], version))
+        # a policy checked (not found checked before) declares the fields the scenario's environment declares, else
+        # (the fast paths off) the fields any of them selects: those matching the same kind share one environment
+        selected = cache(partial(selected_object_fields, [*checked, *mutating_checked], version))
+
+        def shared_fields() -> Any:
+            named = checked_against()[0]
+            if named is not None:
+                return named
+            return selected() if len(checked) + len(mutating_checked) > 1 else None
         type_checking, type_problems = check_policies(
             checked, {d.name: d for d in policy_docs if d.kind == "ValidatingAdmissionPolicy"},
             version=version, table=table, schemas=schemas, shared_fields=shared_fields,

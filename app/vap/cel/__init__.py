@@ -156,7 +156,8 @@ class Aliases:
 
 
 _ALIASED_ROOTS = ("object", "oldObject", "params")
-_scenario_aliases: contextvars.ContextVar[Aliases | None] = contextvars.ContextVar("_scenario_aliases", default=None)
+_scenario_aliases: contextvars.ContextVar[Callable[[], Aliases | None] | None] = contextvars.ContextVar(
+    "_scenario_aliases", default=None)
 
 
 def aliases_for(roots: Sequence[Any], named: Iterable[str] = _ALIASED_ROOTS) -> Aliases | None:
@@ -170,14 +171,21 @@ _MAX_ALIASED = 8
 
 
 @contextmanager
-def declaring(aliases: Aliases | None) -> Iterator[None]:
-    """Within the block (a scenario's evaluation), environments built for checking declare these typed roots
-    too, and checks against them are made there (while the fast paths are on)."""
+def declaring(aliases: Callable[[], Aliases | None] | None) -> Iterator[None]:
+    """Within the block (a scenario's evaluation), environments built for checking declare the typed roots
+    ``aliases`` gives, and checks against them are made there (while the fast paths are on). It is asked (and should
+    work them out once) only when an environment is built or a check made: an evaluation whose expressions were
+    all compiled before never asks."""
     token = _scenario_aliases.set(aliases if fast.on else None)
     try:
         yield
     finally:
         _scenario_aliases.reset(token)
+
+
+def _current_aliases() -> Aliases | None:
+    given = _scenario_aliases.get()
+    return given() if given is not None else None
 
 
 @dataclass(slots=True)
@@ -302,7 +310,7 @@ def environment(decls: Declarations) -> Any:
     typed as in the apiserver (and every root of ``decls.types`` typed as given; in a scenario's evaluation, the
     typed roots it checks against declared besides, see :class:`Aliases`)."""
     if decls.types is None and decls.aliases is None and not decls.rule_roots:
-        aliases = _scenario_aliases.get()
+        aliases = _current_aliases()
         if aliases is not None:
             decls = replace(decls, aliases=aliases)
     return _checking_environment(_own_functions(decls))
@@ -311,7 +319,7 @@ def environment(decls: Declarations) -> Any:
 def _aliased(decls: Declarations, text: str) -> tuple[Declarations, dict[str, str]] | None:
     """For a check against schemas (``decls.types``) that the scenario's environment can make: the declarations of
     that environment, and the roots to rename in the text (see :class:`Aliases`)."""
-    aliases = _scenario_aliases.get()
+    aliases = _current_aliases()
     if aliases is None or decls.types is None or decls.rule_roots:
         return None
     index = aliases.index(decls.types)
