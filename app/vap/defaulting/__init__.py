@@ -127,19 +127,19 @@ def _run_recorded(entry: Registered, value: dict[str, Any], context: Context, pa
     changes nothing, as most do, costs no copy and no comparison in Python; the changes are worked out from them
     when it changed something."""
     try:
-        before = marshal.dumps(value)
-    except ValueError:  # a value marshal does not write (not plain JSON, or nested beyond its depth)
-        copied = tree_copy(value)
-        entry.function(value, context)
-        made.extend(changes(f"{stage}: {entry.name}", copied, value, path))
-        return
+        written: bytes | None = marshal.dumps(value)
+        copied = None
+    except ValueError:  # a value marshal does not write (not plain JSON, or nested beyond its depth): a copy
+        written, copied = None, tree_copy(value)
     entry.function(value, context)
-    try:
-        same = marshal.dumps(value) == before
-    except ValueError:
-        same = False
-    if not same:
-        made.extend(changes(f"{stage}: {entry.name}", marshal.loads(before), value, path))
+    if written is not None:
+        try:
+            if marshal.dumps(value) == written:
+                return
+        except ValueError:
+            pass
+        copied = marshal.loads(written)
+    made.extend(changes(f"{stage}: {entry.name}", copied, value, path))
 
 
 def _fill_zero(value: dict[str, Any], entry: Registered, path: Path, made: list[Change], stage: str) -> None:
