@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from .test_page import evaluate
+
 pytestmark = pytest.mark.browser
 
 OBJECT = """apiVersion: v1
@@ -28,7 +30,7 @@ def _set_editor(page, pane: str, text: str) -> None:
 def test_a_repeated_key_is_a_bad_request_under_strict(page, screenshot):
     page.goto("/")
     _set_editor(page, "object", OBJECT)
-    page.locator("#evaluate").click()
+    evaluate(page)
     page.locator('#result[data-decision="denied"]').wait_for()
     assert page.locator("#result .status-code").inner_text() == "400 BadRequest"
     kubectl = page.locator("#result [data-kubectl]").inner_text()

@@ -5,17 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from .test_page import editor_line, editor_text
+from .test_page import editor_line, editor_text, evaluate
 
 pytestmark = pytest.mark.browser
 
 
 def set_pane(page, pane, text):
     page.locator(f'.CodeMirror[data-pane="{pane}"]').evaluate("(el, text) => el.CodeMirror.setValue(text)", text)
-
-
-def evaluate(page):
-    page.locator("#evaluate").click()
 
 
 def test_a_misspelt_policy_name_is_explained_and_listed(page, screenshot):

@@ -9,7 +9,8 @@ import pytest
 
 from tests import scenario_runner as runner
 
-from .test_honest_words import evaluate, set_pane
+from .test_honest_words import set_pane
+from .test_page import evaluate
 from .test_phone import phone, phone_screenshot  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from .test_page import evaluate
+
 pytestmark = pytest.mark.browser
 
 CRD = """apiVersion: apiextensions.k8s.io/v1
@@ -48,9 +50,8 @@ def test_a_rule_of_the_crd_denies_with_the_apiservers_422(page, screenshot):
     _set_editor(page, "policy", CRD)
     _set_editor(page, "binding", "")
     _set_editor(page, "object", OBJECT)
-    page.locator("#evaluate").click()
-    # (the page comes with its example's result, a denial too: the evaluation's answer is the one with a 422)
-    page.locator('#result[data-decision="denied"] .status-code', has_text="422").wait_for()
+    evaluate(page)
+    page.locator('#result[data-decision="denied"]').wait_for()
     assert page.locator("#result .status-code").inner_text() == "422 Invalid"
     kubectl = page.locator("#result [data-kubectl]").inner_text()
     assert kubectl == ('The CronTab "my-cron" is invalid: spec: Invalid value: "object": '

@@ -18,6 +18,18 @@ def editor_text(page, pane):
     return page.locator(f"#pane-{pane}").input_value()
 
 
+def forget_result(page):
+    """Empty the result shown, decision included, so that a wait that follows waits for the next answer, not for
+    the one the page already shows (an example's denial, say)."""
+    page.locator("#result").evaluate("el => { el.removeAttribute('data-decision'); el.replaceChildren(); }")
+
+
+def evaluate(page):
+    """Click Evaluate, after forgetting the result shown."""
+    forget_result(page)
+    page.locator("#evaluate").click()
+
+
 def replace_line_end(page, pane, text, remove, insert):
     """Click a line, go to its end, delete `remove` characters and type `insert`."""
     editor_line(page, pane, text).click()

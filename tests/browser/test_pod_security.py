@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from .test_page import evaluate
+
 pytestmark = pytest.mark.browser
 
 NAMESPACE = """apiVersion: v1
@@ -37,7 +39,7 @@ def test_a_pod_failing_the_enforced_level_is_refused_with_the_403(page, screensh
     _set_editor(page, "binding", "")
     _set_editor(page, "namespace", NAMESPACE)
     _set_editor(page, "object", POD)
-    page.locator("#evaluate").click()
+    evaluate(page)
     page.locator('#result[data-decision="denied"]').wait_for()
     assert page.locator("#result .status-code").inner_text() == "403 Forbidden"
     kubectl = page.locator("#result [data-kubectl]").inner_text()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .test_page import editor_text
+from .test_page import editor_text, forget_result
 from .test_phone import phone, phone_screenshot  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.browser
@@ -145,6 +145,7 @@ def test_a_multi_document_file_goes_into_the_panes_of_its_kinds(page, tmp_path, 
     assert "Service big, document 4, line 35: the Object pane takes one object" in skipped.nth(0).inner_text()
     assert "Widget w, document 5, line 43: no kind 'Widget'" in skipped.nth(1).inner_text()
     screenshot("preview")
+    forget_result(page)
     dialog.locator("#place-replace").click()
     page.locator('#result[data-decision="denied"]').wait_for()
     assert editor_text(page, "policy").startswith("# everything for the replica limit")
