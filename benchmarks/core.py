@@ -216,6 +216,10 @@ def capture(payload: Mapping[str, Any]) -> Capture:
     # the inputs as given, every root whole, not cut down to what the policy reads (the playground's own
     # optimisation)
     compiler.CompiledPolicy.pruners = property(lambda policy: (_given,) * 5)  # type: ignore[assignment]
+    original_reads = mutating_policy.CompiledMutatingPolicy.reads
+    # (and a MutatingAdmissionPolicy's expressions given every input, not only those they name)
+    mutating_policy.CompiledMutatingPolicy.reads = property(  # type: ignore[method-assign,assignment]
+        lambda policy: mutating_policy.INPUTS)
     try:
         evaluate_module.evaluate(payload)
     finally:
@@ -223,5 +227,6 @@ def capture(payload: Mapping[str, Any]) -> Capture:
         validator.validate = original_validate
         validator._explain = original_explain  # type: ignore[assignment]
         compiler.CompiledPolicy.pruners = original_pruners  # type: ignore[method-assign]
+        mutating_policy.CompiledMutatingPolicy.reads = original_reads  # type: ignore[method-assign]
         kept.clear()
     return result

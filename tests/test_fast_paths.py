@@ -36,6 +36,10 @@ def _corpus() -> list[tuple[str, dict[str, Any]]]:
         for scenario in yaml.safe_load(path.read_text(encoding="utf-8")) or []:
             if isinstance(scenario, dict) and isinstance(scenario.get("input"), dict):
                 bodies.append((f"{path.stem}:{scenario.get('name')}", scenario["input"]))
+    for name in ("mutating-policies", "static-manifests"):  # (MutatingAdmissionPolicies)
+        path = Path(__file__).parent / "admission_scenarios" / f"{name}.yaml"
+        bodies += [(f"{name}:{scenario['name']}", scenario["input"])
+                   for scenario in yaml.safe_load(path.read_text(encoding="utf-8"))]
     bodies += [(f"gallery:{e.name}", payload_from(e.form())) for e in examples.all_examples()]
     bodies += [(f"benchmark:{s.name}", s.payload) for s in bench_scenarios.all_scenarios(quick=True)]
     return bodies
@@ -767,3 +771,94 @@ def test_a_thread_never_finds_the_values_another_thread_kept(monkeypatch):
         thread.start()
         thread.join()
     assert [(before, kept) for _, before, kept in seen] == [(0, 1)] * 3
+
+
+# --------------------------------------------------------------------------------------------
+# A MutatingAdmissionPolicy's values, kept for the next evaluation of the same documents
+
+_MUTATING = """apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {{name: m}}
+spec:
+  matchConstraints:
+    resourceRules: [{{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}}]
+  matchConditions: [{{name: c, expression: "{condition}"}}]
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: >-
+        Object{{metadata: Object.metadata{{labels: {{"seen": {label}}}}}}}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {{name: m}}
+spec: {{policyName: m}}
+"""
+
+
+def _mutating_body(label: str, condition: str = "true") -> dict[str, Any]:
+    return {"policy": _MUTATING.format(label=label, condition=condition),
+            "object": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: o, namespace: default}\n"}
+
+
+def _seen(body: dict[str, Any]) -> str | None:
+    result = evaluate_module.evaluate(body)
+    assert not [p for p in result["problems"] if p["severity"] == "error"], result["problems"]
+    return result["object"]["metadata"].get("labels", {}).get("seen")
+
+
+def _mutating_values_kept() -> int:
+    return sum(kept.activation is not None for kept in keeping.here("values").values())
+
+
+def test_a_mutating_policy_s_values_are_kept_from_the_second_evaluation_of_the_same_documents(monkeypatch):
+    monkeypatch.setattr(keeping, "_KEPT_SECONDS", 1.0)
+    fast.clear()
+    body = _mutating_body("object.metadata.name + '/' + request.operation",
+                          condition="object.metadata.name != ''")
+    kept = []
+    for _ in range(4):
+        assert _seen(body) == "o/CREATE"
+        kept.append(_mutating_values_kept())
+    assert kept == [0, 2, 2, 2]  # the matchConditions' values and the mutation's
+    edited = []  # another object: its values are made afresh
+    for name in ("p", "q", "q"):
+        other = {**body, "object": f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}, namespace: default}}\n"}
+        assert _seen(other) == f"{name}/CREATE"
+        edited.append(_mutating_values_kept())
+    assert edited == [0, 0, 2]
+
+
+def test_a_mutating_policy_sees_a_request_differing_only_in_a_number_s_type():
+    fast.clear()
+    seconds = "request.options.gracePeriodSeconds"
+    body = _mutating_body(f"type({seconds}) == int ? 'int' : type({seconds}) == double ? 'double' : 'bool'")
+    given = ["1", "1", "1.0", "1.0", "true", "1"]
+    assert [_seen({**body, "request": f"options: {{gracePeriodSeconds: {g}}}"}) for g in given] == [
+        "int", "int", "double", "double", "bool", "int"]
+
+
+def test_a_mutating_policy_sees_the_namespace_of_each_request():
+    fast.clear()
+    body = _mutating_body("namespaceObject.metadata.labels.team")
+    namespace = "apiVersion: v1\nkind: Namespace\nmetadata: {{name: default, labels: {{team: {}}}}}\n"
+    teams = ["a", "a", "b", "b", "a"]
+    assert [_seen({**body, "namespace": namespace.format(t)}) for t in teams] == teams
+
+
+def test_a_mutating_policy_is_given_only_the_inputs_its_expressions_name(monkeypatch):
+    from app.vap.mutating import policy as mutating_policy
+
+    given = []
+    run = mutating_policy._run
+
+    def recording(compiled, data, scope, tracker):
+        given.append(sorted((data.data if isinstance(data, cel.Activation) else data).keys()))
+        return run(compiled, data, scope, tracker)
+
+    monkeypatch.setattr(mutating_policy, "_run", recording)
+    fast.clear()
+    assert _seen(_mutating_body("oldObject == null ? 'new' : 'old'", condition="request.operation == 'CREATE'")) \
+        == "new"
+    assert given == [["oldObject", "request"]] * 2  # the matchCondition's and the mutation's

@@ -1299,7 +1299,8 @@ def attempt(compiled: Compiled, data: Mapping[str, Any] | Activation, scope: Var
     finally:
         if token is not None:
             _current_scope.reset(token)
-    if compiled.type_name == "bool":  # the plain value of an error is its text: a bool is a result
+    type_name = compiled.type_name
+    if type_name == "bool":  # the plain value of an error is its text: a bool is a result
         value = result.plain_value()
         if value is True or value is False:
             return value
@@ -1307,6 +1308,11 @@ def attempt(compiled: Compiled, data: Mapping[str, Any] | Activation, scope: Var
             if value.endswith(_SELECT_ON_NULL):
                 return EvaluationError(_activation_error(value, compiled.expression, data))
             return EvaluationError(_error_text(value))
+    elif not compiled.holds_optionals and (type_name.startswith("map(") or type_name.startswith("list(")):
+        value = result.plain_value()  # (a map or a list: a text can only be an error's)
+        if value.__class__ is not str:
+            return value
+        return EvaluationError(_activation_error(value, compiled.expression, data))
     if result.type().name() == "ERROR":  # an optional value reads as ERROR too, without an error text
         return EvaluationError(_activation_error(str(result.value()), compiled.expression, data))
     try:

@@ -213,3 +213,62 @@ def spend(kept: Kept, seconds: float) -> None:
         else:  # made afresh on the next evaluation of the same documents
             kept.inputs = kept.activation = kept.matching = None
             kept.spent = 0.0
+
+
+class KeptValues:
+    """The values of one group of expressions (a MutatingAdmissionPolicy's matchConditions, or one of its
+    mutations with the variables it reads) in an activation kept for the next evaluation of the same
+    documents (``documents``, by identity) with the same request and Namespace (``compared``, alike to
+    CEL). Like :class:`Kept`, noted on a first evaluation, kept on the second, made afresh after some time
+    spent evaluating on it, forgotten when a cost on it could not be estimated."""
+
+    __slots__ = ("key", "owner", "documents", "compared", "activation", "spent")
+
+    def __init__(self, key: tuple[int, Any], owner: Any, documents: tuple[Any, ...],
+                 compared: tuple[Any, ...]) -> None:
+        self.key, self.owner, self.documents, self.compared = key, owner, documents, compared
+        self.activation: cel.Activation | None = None
+        self.spent = 0.0
+
+
+def values(owner: Any, group: Any, documents: tuple[Any, ...], compared: tuple[Any, ...],
+           make: Callable[[], dict[str, Any]]) -> tuple[dict[str, Any] | cel.Activation, KeptValues | None]:
+    """The values ``make`` gives, for the expressions ``group`` of ``owner`` (a compiled policy): the activation
+    kept from their last evaluation when it had the same documents and request and Namespace, else ``make()``
+    (kept for the next evaluation when it is the second of these documents running, and small enough); and what
+    keeps them, to :func:`spend` the time evaluating on them (None: nothing is kept)."""
+    if not fast.on:
+        return make(), None
+    entries = here("values")
+    key = (id(owner), group)
+    entry = entries.get(key)
+    if (entry is None or entry.owner is not owner or len(entry.documents) != len(documents)
+            or any(a is not b for a, b in zip(entry.documents, documents, strict=True))
+            or not all(map(_identical, entry.compared, compared))):
+        entries.pop(key, None)
+        if len(entries) >= _KEPT_MAX:
+            del entries[next(iter(entries))]  # the oldest
+        entries[key] = KeptValues(key, owner, documents, compared)
+        return make(), None
+    if entry.activation is None:
+        made = make()
+        if _small(made, _KEPT_SIZE) < 0:
+            return made, None
+        entry.activation = cel.Activation(made)
+        entry.activation.costs = {}
+    return entry.activation, entry
+
+
+def spend_values(kept: KeptValues, seconds: float) -> None:
+    """:func:`spend` for :class:`KeptValues`."""
+    kept.spent += seconds
+    if kept.activation is None:
+        return
+    entries = here("values")
+    if entries.get(kept.key) is not kept:
+        return
+    if kept.activation.costs is None:
+        del entries[kept.key]
+    elif kept.spent > _KEPT_SECONDS:
+        kept.activation = None
+        kept.spent = 0.0

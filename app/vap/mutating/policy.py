@@ -15,12 +15,14 @@ expression is written for the engine by :mod:`.expressions`. An error the apiser
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from time import perf_counter
 from typing import Any
 
-from .. import cel, compiler, decoding, fast
+from .. import cel, compiler, decoding, fast, reach
 from ..cel import library
 from ..changes import Change, changes
 from ..decision import failure_status, forbidden_details, namespace_not_found
@@ -34,6 +36,7 @@ from ..dispatcher import (
     skipped_request,
     versioned,
 )
+from ..fast import kept as keeping
 from ..matching import matches
 from ..params import ParamError, collect_params
 from ..request import Attributes, request_value
@@ -73,6 +76,27 @@ class CompiledMutatingPolicy:
     @property
     def variable_map(self) -> dict[str, cel.Compiled]:
         return dict(self.variables)
+
+    @property
+    def reads(self) -> frozenset[str]:
+        """The inputs (object, oldObject, request, params, namespaceObject, authorizer ...) that an expression of
+        the policy, a variable's included, names: with the fast paths on, the only ones its evaluations are
+        given (what no expression names cannot change a result); every one while they are off."""
+        return self._named if fast.on else INPUTS
+
+    @functools.cached_property
+    def _named(self) -> frozenset[str]:
+        programs = [c.program for c in self.expressions if c.program is not None]
+        return frozenset(reach.of_programs(programs, INPUTS).roots)
+
+    @functools.cached_property
+    def expressions(self) -> list[cel.Compiled]:
+        return [c for _, c in self.variables] + [c for _, c in self.match_conditions] + [
+            m.compiled for m in self.mutations]
+
+
+INPUTS = frozenset(("object", "oldObject", "request", "params", "namespaceObject", "authorizer",
+                     "authorizer.requestResource"))
 
 
 def _line_col(text: str, offset: int) -> tuple[int, int]:
@@ -282,26 +306,38 @@ def dispatch(
         inv.record["evaluations"].append(evaluation)
         failure_policy = str(inv.policy.spec.get("failurePolicy") or "Fail")
         req = request_value(attrs, resource=inv.match.resource, kind=inv.match.kind)
-        data: dict[str, Any] = {
-            "object": versioned(obj, inv.match.kind),
-            "oldObject": versioned(attrs.old_object, inv.match.kind),
-            "request": req,
-        }
-        if inv.compiled.has_params:
+        reads = inv.compiled.reads
+        data: dict[str, Any] = {}
+        if "oldObject" in reads:
+            data["oldObject"] = versioned(attrs.old_object, inv.match.kind)
+        if "request" in reads:
+            data["request"] = req
+        if inv.compiled.has_params and "params" in reads:
             data["params"] = inv.param
-        if authorizer is not None:
+        if "object" in reads:
+            data["object"] = versioned(obj, inv.match.kind)
+        asks = authorizer is not None and ("authorizer" in reads or "authorizer.requestResource" in reads)
+        if asks:
             data.update(authorizer(req))
-        if not _match_conditions(inv, data, attrs, failure_policy, evaluation, outcome):
+        if not _match_conditions(inv, data, attrs, failure_policy, evaluation, outcome, asks, round_):
             continue
         before = obj
-        data["namespaceObject"] = namespace_object
+        if "namespaceObject" in reads:
+            data["namespaceObject"] = namespace_object
         outcome.invoked += 1
         for mutation in inv.compiled.mutations:
             if obj is None:  # nothing to patch
                 continue
-            data["object"] = versioned(obj, inv.match.kind)
-            scope = cel.VariableScope(inv.compiled.variable_map, data) if inv.compiled.variables else None
-            record, new, status = _mutate(mutation, data, scope, obj, schemas, version_key)
+            if "object" in reads:
+                data["object"] = versioned(obj, inv.match.kind)
+            values: dict[str, Any] | cel.Activation = data
+            kept = None
+            if not asks:  # (an authorizer's values are made for each request: never kept)
+                values, kept = keeping.values(inv.compiled, ("mutation", round_, mutation.index), (
+                    data.get("object"), data.get("oldObject"), data.get("params")), (
+                    data.get("request"), data.get("namespaceObject")), data.copy)
+            scope = cel.VariableScope(inv.compiled.variable_map, values) if inv.compiled.variables else None
+            record, new, status = _mutate(mutation, values, scope, obj, schemas, version_key, kept)
             evaluation["mutations"].append(record)
             if scope is not None:
                 evaluation["variables"] = _variables(inv.compiled, scope, evaluation["variables"])
@@ -431,14 +467,22 @@ def _policy_error(outcome: Outcome, policy: Loaded, binding: Loaded | None, mess
 
 
 def _match_conditions(inv: _Invocation, data: dict[str, Any], attrs: Attributes, failure_policy: str,
-                      evaluation: dict[str, Any], outcome: Outcome) -> bool:
+                      evaluation: dict[str, Any], outcome: Outcome, asks: bool, round_: int) -> bool:
     """The invocation's matchConditions (matchconditions/matcher.go): any false skips it; errors fail it under
-    Fail and skip it under Ignore. They see the request's original resource."""
+    Fail and skip it under Ignore. They see the request's original resource. ``asks``: ``data`` holds an
+    authorizer's values; ``round_``: the round of the plugin (1, or 2 when it reinvokes)."""
     if not inv.compiled.match_conditions:
         return True
-    request = data["request"]
-    match_data = {**data, "request": {**request, "resource": {
-        "group": attrs.resource.group, "version": attrs.resource.version, "resource": attrs.resource.resource}}}
+    match_data: dict[str, Any] | cel.Activation = data
+    if "request" in data:
+        match_data = {**data, "request": {**data["request"], "resource": {
+            "group": attrs.resource.group, "version": attrs.resource.version, "resource": attrs.resource.resource}}}
+    kept = None
+    if not asks:
+        plain = match_data
+        match_data, kept = keeping.values(inv.compiled, ("matchConditions", round_), (
+            plain.get("object"), plain.get("oldObject"), plain.get("params")), (plain.get("request"),), plain.copy)
+    started = perf_counter()
     tracker = library.CostTracker()
     token = library.set_tracker(tracker)
     try:
@@ -459,6 +503,8 @@ def _match_conditions(inv: _Invocation, data: dict[str, Any], attrs: Attributes,
                 break
     finally:
         library.reset_tracker(token)
+        if kept is not None:
+            keeping.spend_values(kept, perf_counter() - started)
     if any_false:
         evaluation["matched"] = False
         evaluation["explanation"] = "a matchCondition is false: the policy does not apply to this request"
@@ -493,11 +539,12 @@ def _variables(compiled: CompiledMutatingPolicy, scope: cel.VariableScope,
     return out
 
 
-def _mutate(mutation: Mutation, data: dict[str, Any], scope: cel.VariableScope | None, obj: Any,
-            schemas: SchemaSet, version: tuple[int, int]
+def _mutate(mutation: Mutation, data: dict[str, Any] | cel.Activation, scope: cel.VariableScope | None, obj: Any,
+            schemas: SchemaSet, version: tuple[int, int], kept: keeping.KeptValues | None = None
             ) -> tuple[dict[str, Any], tuple[Any, list[Change], Any], dict[str, Any] | None]:
     """One mutation: its record, (the object after it, the changes defaulting made, the defaulted object), and
-    the status that ends the request when the apiserver answers with one of its own."""
+    the status that ends the request when the apiserver answers with one of its own. ``kept``: what keeps
+    ``data`` for later evaluations."""
     compiled = mutation.compiled
     record: dict[str, Any] = {"index": mutation.index, "patchType": mutation.patch_type,
                               "expression": compiled.expression, "result": None, "error": None, "cost": None,
@@ -506,12 +553,15 @@ def _mutate(mutation: Mutation, data: dict[str, Any], scope: cel.VariableScope |
     if compiled.error is not None:
         record["error"] = compiled.error
         return record, unchanged, None
+    started = perf_counter()
     tracker = library.CostTracker()
     token = library.set_tracker(tracker)
     try:
         rec = _run(compiled, data, scope, tracker)
     finally:
         library.reset_tracker(token)
+        if kept is not None:
+            keeping.spend_values(kept, perf_counter() - started)
     record["cost"] = rec.cost
     if rec.error is not None:
         record["error"] = rec.error
