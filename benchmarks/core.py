@@ -10,7 +10,9 @@
   messageExpressions, auditAnnotations, cost, error texts, result records) and every expression a
   MutatingAdmissionPolicy runs (its matchConditions, and each mutation with the variables it reads: the
   ``_run`` calls of :mod:`app.vap.mutating.policy`), but not the explanations of false or failed expressions
-  (:mod:`app.vap.explain`), which the bare engine does not make. The rest of a warm evaluation is reading the panes, API
+  (:mod:`app.vap.explain`), which the bare engine does not make: the ``validator._explain_all`` and
+  ``validator._explain_match_conditions`` calls, which find the values an explanation is made on, the one kept
+  for them, and make it. The rest of a warm evaluation is reading the panes, API
   validation, the request, matching, params, merging or patching what mutations return, defaulting, and the
   response.
 * **CEL stage, fresh**: the same with none of the values converted for the evaluation before kept
@@ -35,7 +37,6 @@ import yaml
 
 from app.vap import cel, compiler, fast, limits, validator
 from app.vap.cel import library
-from app.vap.fast import explained as explaining_kept
 from app.vap.fast import kept
 from app.vap.mutating import expressions as mutation_expressions
 from app.vap.mutating import policy as mutating_policy
@@ -78,7 +79,7 @@ def cel_stage_once(payload: Mapping[str, Any], *, fresh: bool = False) -> float:
     # the explanations of false or failed expressions (app/vap/explain.py) are not part of the stage: the bare
     # engine makes none, and they change no decision
     explaining = [0.0]
-    original_explain, original_kept = validator._explain, explaining_kept.kept
+    original_explain, original_explain_matches = validator._explain_all, validator._explain_match_conditions
 
     def untimed(function: Any) -> Any:
         def timed(*args: Any) -> Any:
@@ -91,13 +92,14 @@ def cel_stage_once(payload: Mapping[str, Any], *, fresh: bool = False) -> float:
 
     validator.validate = timer(original)
     mutating_policy._run = timer(original_run)
-    validator._explain, explaining_kept.kept = untimed(original_explain), untimed(original_kept)
+    validator._explain_all = untimed(original_explain)
+    validator._explain_match_conditions = untimed(original_explain_matches)
     try:
         evaluate_module.evaluate(payload)
     finally:
         validator.validate = original
         mutating_policy._run = original_run
-        validator._explain, explaining_kept.kept = original_explain, original_kept
+        validator._explain_all, validator._explain_match_conditions = original_explain, original_explain_matches
     return spent[0] - explaining[0]
 
 

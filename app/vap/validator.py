@@ -345,8 +345,7 @@ def validate(policy: CompiledPolicy, inv: Invocation, failure_policy: str) -> Va
             out.variables = _variable_records(policy, scopes)
         if later:  # explained once the variables' records are made (explaining may evaluate more of them)
             explaining = perf_counter()
-            made = explaining_kept.kept(policy, inv, _seen(policy, pruners, inv), inputs if kept is not None else None)
-            _explain_all(later, policy, inv, inputs, data, tracker, made, _allowance(begun, explaining))
+            _explain_all(later, policy, inv, inputs, data, tracker, kept, begun, explaining)
             if started is not None:
                 started += perf_counter() - explaining  # (not evaluating for the decision)
         return out
@@ -392,9 +391,13 @@ def _allowance(begun: float, now: float) -> explain.Allowance:
 
 
 def _explain_all(later: list[_ToExplain], policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any],
-                 data: Mapping[str, Any] | cel.Activation, tracker: Any,
-                 made: explaining_kept.Explained | None, allowance: explain.Allowance) -> None:
-    """Explain the validations and auditAnnotations noted in ``later``, each on its group's values."""
+                 data: Mapping[str, Any] | cel.Activation, tracker: Any, kept: keeping.Kept | None,
+                 begun: float, explaining: float) -> None:
+    """Explain the validations and auditAnnotations noted in ``later``, each on its group's values (``kept``:
+    the values kept from the policy's last evaluation, ``inputs`` are then its; ``begun``: when the evaluation
+    of the policy began, ``explaining``: when explaining did)."""
+    made = explaining_kept.kept(policy, inv, _seen(policy, policy.pruners, inv), inputs if kept is not None else None)
+    allowance = _allowance(begun, explaining)
     validation_data = _Unpruned(data, inv, inv.namespace_object)
     audit_data: _Unpruned | None = validation_data if policy.audit_shares_values else None
     for key, record, compiled, spent in later:
@@ -502,18 +505,8 @@ def _match(policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any], auth
             errors.append(rec.error)
         elif rec.result is False:
             any_false = True
-    whole: _Unpruned | None = None
-    made: explaining_kept.Explained | None = None
-    allowance = explain.Allowance(0.0)
-    for index, (entry, (_, compiled)) in enumerate(zip(out.match_conditions, policy.match_conditions, strict=False)):
-        if entry["result"] is False or (entry["error"] is not None and entry["error"] != OUT_OF_BUDGET):
-            if whole is None:
-                whole = _Unpruned(data, inv, None, original_resource=True)
-                made = explaining_kept.kept(policy, inv, _seen(policy, policy.pruners, inv),
-                                            inputs if kept is not None else None)
-                allowance = _allowance(begun, perf_counter())
-            _explain(entry, compiled, entry["cost"], whole, policy, inv, tracker, made, ("matchCondition", index),
-                     allowance)
+    if any_false or errors:
+        _explain_match_conditions(policy, inv, inputs, data, tracker, out, kept, begun)
     if any_false:
         out.matched = False
         return False
@@ -527,6 +520,25 @@ def _match(policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any], auth
             out.decisions.append(PolicyDecision(DENY, ERROR, message))
         return False
     return True
+
+
+def _explain_match_conditions(policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any],
+                              data: Mapping[str, Any] | cel.Activation, tracker: Any, out: ValidateResult,
+                              kept: keeping.Kept | None, begun: float) -> None:
+    """Explain the false and failed matchConditions recorded in ``out`` (not one that ran out of the budget), on
+    their values ``data`` (see :func:`_explain_all` for ``kept`` and ``begun``)."""
+    whole: _Unpruned | None = None
+    made: explaining_kept.Explained | None = None
+    allowance = explain.Allowance(0.0)
+    for index, (entry, (_, compiled)) in enumerate(zip(out.match_conditions, policy.match_conditions, strict=False)):
+        if entry["result"] is False or (entry["error"] is not None and entry["error"] != OUT_OF_BUDGET):
+            if whole is None:
+                whole = _Unpruned(data, inv, None, original_resource=True)
+                made = explaining_kept.kept(policy, inv, _seen(policy, policy.pruners, inv),
+                                            inputs if kept is not None else None)
+                allowance = _allowance(begun, perf_counter())
+            _explain(entry, compiled, entry["cost"], whole, policy, inv, tracker, made, ("matchCondition", index),
+                     allowance)
 
 
 def _audit(policy: CompiledPolicy, inv: Invocation, inputs: dict[str, Any], data: Any,
