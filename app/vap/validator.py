@@ -127,14 +127,15 @@ def _run(
     before = tracker.library_cost
     error = None
     engine_limit = False
-    if compiled.unsafe or compiled.program is None:
+    program = compiled.program
+    if compiled.unsafe or program is None:
         try:
             result = cel.evaluate(compiled, data, scope)  # raises the error it would run into
-        except cel.EvaluationError as exc:
+        except _EvaluationError as exc:
             result = exc
     else:
         result = cel.attempt(compiled, data, scope)
-    if result.__class__ is cel.EvaluationError:
+    if result.__class__ is _EvaluationError:
         text = str(result)
         if len(text) + len(compiled.expression) <= _REMEMBERED_ERROR:
             error, engine_limit = _error_record(compiled.expression, text)
@@ -142,26 +143,31 @@ def _run(
             error, engine_limit = _error_record.__wrapped__(compiled.expression, text)
         result = None
     cost: int | None = None
-    if compiled.program is not None:
-        program = compiled.checked_program or compiled.program
-        if data.__class__ is not cel.Activation:
+    if program is not None:
+        program = compiled.checked_program or program
+        if data.__class__ is not _Activation:
             cost = _core_cost(program, data)
-        elif data.costs is None:
-            cost = _core_cost(program, data.data)
-        else:  # values kept for later evaluations: so is the estimate on them
-            cost = data.costs.get(program, _NOT_KNOWN)
-            if cost is _NOT_KNOWN:
+        else:
+            costs = data.costs
+            if costs is None:
                 cost = _core_cost(program, data.data)
-                if cost is None:
-                    data.costs = None  # what is evaluated on them cannot be counted: they are not kept
-                else:
-                    data.costs[program] = cost
+            else:  # values kept for later evaluations: so is the estimate on them
+                cost = costs.get(program, _NOT_KNOWN)
+                if cost is _NOT_KNOWN:
+                    cost = _core_cost(program, data.data)
+                    if cost is None:
+                        data.costs = None  # what is evaluated on them cannot be counted: they are not kept
+                    else:
+                        costs[program] = cost
         if cost is not None:
             cost += tracker.library_cost - before
             if cost > PER_CALL_LIMIT:
                 return ExpressionRecord(None, f"expression '{compiled.expression}' resulted in error: "
                                         "operation cancelled: actual cost limit exceeded", cost, False)
     return ExpressionRecord(result, error, cost, engine_limit)
+
+
+_EvaluationError, _Activation = cel.EvaluationError, cel.Activation
 
 
 def _core_cost(program: Any, data: Mapping[str, Any]) -> int | None:

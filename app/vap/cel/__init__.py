@@ -1283,7 +1283,7 @@ def attempt(compiled: Compiled, data: Mapping[str, Any] | Activation, scope: Var
     # the variables' scope, for the functions `variables.<name>` is rewritten into
     token = _current_scope.set(scope) if compiled.uses_variables else None
     try:
-        if isinstance(data, Activation):
+        if data.__class__ is Activation:
             result = compiled.program.eval(activation=data.engine())
             data = data.data
         elif compiled.typed_roots is not None:

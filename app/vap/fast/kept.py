@@ -67,13 +67,13 @@ def kept_here() -> dict[tuple[int, int], Kept]:
 
 def here(name: str) -> dict[Any, Any]:
     """This thread's entries of one kind (``name``), forgotten by :func:`clear` with the kept values."""
-    if getattr(_LOCAL, "generation", None) != _GENERATION[0]:
-        _LOCAL.__dict__.clear()
-        _LOCAL.generation = _GENERATION[0]
-    entries = getattr(_LOCAL, name, None)
+    local = _LOCAL.__dict__
+    if local.get("generation") != _GENERATION[0]:
+        local.clear()
+        local["generation"] = _GENERATION[0]
+    entries = local.get(name)
     if entries is None:
-        entries = {}
-        setattr(_LOCAL, name, entries)
+        entries = local[name] = {}
     return entries
 
 
@@ -204,10 +204,12 @@ def spend(kept: Kept, seconds: float) -> None:
     """Count ``seconds`` of evaluating on ``kept``: past its allowance its activation is made afresh on
     the next evaluation of the same documents; one whose cost could not be estimated is forgotten."""
     kept.spent += seconds
-    entries = kept_here()
     unknown = (kept.activation is not None and kept.activation.costs is None) or (
         kept.matching is not None and kept.matching.costs is None)
-    if (kept.spent > _KEPT_SECONDS or unknown) and entries.get(kept.key) is kept:
+    if not unknown and kept.spent <= _KEPT_SECONDS:
+        return
+    entries = kept_here()
+    if entries.get(kept.key) is kept:
         if unknown:
             del entries[kept.key]
         else:  # made afresh on the next evaluation of the same documents
