@@ -902,6 +902,46 @@ def test_a_scenario_builds_one_environment_for_its_checks_type_checks_and_runs(m
     assert "apps/v1, Kind=Deployment" in response["policies"][0]["typeChecking"]["checkedKinds"]
 
 
+def test_an_expression_ending_a_block_is_compiled_once_to_check_its_types_and_to_run(monkeypatch):
+    # A matchCondition or a mutation written as a YAML block ends with a newline; it runs trimmed (as the apiserver
+    # compiles it). Type checking compiles the same trimmed text, and so shares that compile.
+    from app.vap import fast
+
+    fast.clear()
+    compiled: list[str] = []
+    original = cel._engine_compile
+    monkeypatch.setattr(cel, "_engine_compile", lambda env, text: compiled.append(text) or original(env, text))
+    policy = """apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: labels}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}]
+  matchConditions:
+  - name: unlabelled
+    expression: >
+      !has(object.metadata.labels)
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: >
+        Object{metadata: Object.metadata{labels: {"team": object.metadata.name}}}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: labels}
+spec: {policyName: labels}
+"""
+    body = payload_from(examples.get("mutation-then-validation").form())
+    response = vap.evaluate({**body, "policy": policy})
+    assert response["object"]["metadata"]["labels"] == {"team": "checkout"}
+    assert not [p for p in response["problems"] if p["pane"] == "policy"]
+    assert not [text for text in compiled if text != text.rstrip()]
+    typed = [text for text in compiled if "__playground_typed" in text]
+    assert len(typed) == 2 and len(set(compiled)) == len(compiled)
+
+
 def _in_a_scenario(spec, version="1.36", crds=(), *others):
     """A policy type-checked as a scenario's evaluation checks it: against the fields its scenario's expressions
     name, in the environment the scenario declares (typecheck.scenario_types)."""

@@ -188,7 +188,7 @@ def _sites(spec: Mapping[str, Any]) -> list[_Site]:
         return [(i, v) for i, v in enumerate(value) if isinstance(v, Mapping)] if isinstance(value, list) else []
 
     for i, mc in items("matchConditions"):
-        sites.append(_Site(f"spec.matchConditions[{i}].expression", str(mc.get("expression") or ""),
+        sites.append(_Site(f"spec.matchConditions[{i}].expression", _trimmed(str(mc.get("expression") or "")),
                            cel.MATCH_CONDITION))
     for i, v in items("variables"):
         sites.append(_Site(f"spec.variables[{i}].expression", str(v.get("expression") or ""), cel.VARIABLE))
@@ -204,10 +204,17 @@ def _sites(spec: Mapping[str, Any]) -> list[_Site]:
         member = "applyConfiguration" if m.get("patchType") == "ApplyConfiguration" else "jsonPatch"
         if isinstance(m.get(member), Mapping):
             written = str(m[member].get("expression") or "")
-            rewritten = expressions.rewrite(written)
+            rewritten = expressions.rewrite(written.rstrip())  # (as it is compiled to run: the check is shared)
             sites.append(_Site(f"spec.mutations[{i}].{member}.expression", rewritten.text, cel.MUTATION,
                                (written, rewritten)))
     return sites
+
+
+def _trimmed(expression: str) -> str:
+    """A matchCondition's text as it is compiled to run (trimmed), when that moves no position in it (nothing
+    to trim at its start): the check is then shared with that compile."""
+    trimmed = expression.strip()
+    return trimmed if expression.startswith(trimmed) else expression
 
 
 def _as_written(site: _Site, issues: list[cel.CompileIssue]) -> tuple[str, list[cel.CompileIssue]]:
