@@ -91,7 +91,7 @@ def _walk(value: Any, node: Mapping[str, Any], schemas: SchemaSet, version: Vers
           path: Path, made: list[Change], registry: Mapping[str, list[Registered]], stage: str) -> None:
     definition = None
     seen = 0
-    while isinstance(node, Mapping) and "$ref" in node and seen < 16:
+    while (node.__class__ is dict or isinstance(node, Mapping)) and "$ref" in node and seen < 16:
         definition = str(node["$ref"])
         node = schemas.definition(definition) or {}
         seen += 1
@@ -105,10 +105,10 @@ def _walk(value: Any, node: Mapping[str, Any], schemas: SchemaSet, version: Vers
                 else:
                     _run_recorded(entry, value, Context(version, root, path), path, made, stage)
         properties = node.get("properties")
-        if isinstance(properties, Mapping):
+        if (properties.__class__ is dict or isinstance(properties, Mapping)):
             for key, child in list(value.items()):
                 child_node = properties.get(key)
-                if isinstance(child_node, Mapping) and isinstance(child, dict | list):
+                if (child_node.__class__ is dict or isinstance(child_node, Mapping)) and isinstance(child, dict | list):
                     _walk(child, child_node, schemas, version, root, (*path, key), made, registry, stage)
         elif isinstance(node.get("additionalProperties"), Mapping):
             for key, child in list(value.items()):

@@ -236,7 +236,7 @@ def _canonical(value: Any, node: Mapping[str, Any], schemas: SchemaSet, path: tu
                made: list[Change]) -> Any:
     definition = None
     seen = 0
-    while isinstance(node, Mapping) and "$ref" in node and seen < 16:
+    while (node.__class__ is dict or isinstance(node, Mapping)) and "$ref" in node and seen < 16:
         definition = str(node["$ref"])
         node = schemas.definition(definition) or {}
         seen += 1
@@ -257,7 +257,7 @@ def _canonical(value: Any, node: Mapping[str, Any], schemas: SchemaSet, path: tu
         out = value
         for key, child in value.items():
             child_node = properties.get(key) if properties is not None else extra
-            if not isinstance(child_node, Mapping) or child is None:
+            if not (child_node.__class__ is dict or isinstance(child_node, Mapping)) or child is None:
                 continue
             new = _canonical(child, child_node, schemas, (*path, key), made)
             if new is not child:

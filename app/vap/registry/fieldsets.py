@@ -82,7 +82,7 @@ class _Walker:
         self.removed: set[Path] = set()
 
     def resolve(self, node: Any) -> Mapping[str, Any]:
-        if not isinstance(node, Mapping):
+        if not (node.__class__ is dict or isinstance(node, Mapping)):
             return {}
         if "$ref" in node and self.schemas is not None:
             return self.schemas.resolve(node)
@@ -128,7 +128,7 @@ class _Walker:
         extra = schema.get("additionalProperties")
         lmap, rmap = lmap or {}, rmap or {}
         for key in (*rmap, *(k for k in lmap if k not in rmap)):
-            child = properties.get(key, extra if isinstance(extra, Mapping) else {})
+            child = properties.get(key, extra if (extra.__class__ is dict or isinstance(extra, Mapping)) else {})
             self.compare(lmap.get(key, _MISSING), rmap.get(key, _MISSING), child, (*path, field_element(key)))
         self._container_end(lhs, rhs, path)
 
@@ -143,7 +143,7 @@ class _Walker:
         keys = schema.get("x-kubernetes-list-map-keys") or []
 
         def element(item: Any, index: int) -> str:
-            if list_type == "map" and isinstance(item, Mapping):
+            if list_type == "map" and (item.__class__ is dict or isinstance(item, Mapping)):
                 return _key_element(item, keys)
             if list_type == "set":
                 return _value_element(item)
@@ -202,7 +202,7 @@ def _zero(schema: Mapping[str, Any], schemas: SchemaSet, definition: str, top: b
     out: dict[str, Any] = {}
     properties = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
     for name, raw in properties.items():
-        ref = raw.get("$ref") if isinstance(raw, Mapping) else None
+        ref = raw.get("$ref") if (raw.__class__ is dict or isinstance(raw, Mapping)) else None
         if (definition, name) in _POINTER_FIELDS:
             continue
         if top and name in ("metadata", "spec", "status"):
@@ -263,7 +263,7 @@ def _render(node: dict[str, Any]) -> dict[str, Any]:
 def from_fields_v1(tree: Any, prefix: Path = ()) -> set[Path]:
     """The paths of a FieldsV1 tree (unreadable parts are skipped)."""
     out: set[Path] = set()
-    if not isinstance(tree, Mapping):
+    if not (tree.__class__ is dict or isinstance(tree, Mapping)):
         return out
     for key, child in tree.items():
         if key == ".":
@@ -271,7 +271,7 @@ def from_fields_v1(tree: Any, prefix: Path = ()) -> set[Path]:
                 out.add(prefix)
             continue
         path = (*prefix, str(key))
-        if isinstance(child, Mapping) and not child:
+        if (child.__class__ is dict or isinstance(child, Mapping)) and not child:
             out.add(path)
         else:
             out |= from_fields_v1(child, path)
@@ -297,7 +297,7 @@ def decode(entries: Any) -> dict[tuple[str, str, str, str], tuple[set[Path], Any
     """managedFields entries by manager identity: their fields and their time."""
     out: dict[tuple[str, str, str, str], tuple[set[Path], Any]] = {}
     for entry in entries if isinstance(entries, list) else []:
-        if not isinstance(entry, Mapping):
+        if not (entry.__class__ is dict or isinstance(entry, Mapping)):
             continue
         out[_entry_key(entry)] = (from_fields_v1(entry.get("fieldsV1")), entry.get("time"))
     return out

@@ -103,10 +103,10 @@ class SchemaSet:
     def resolve(self, node: Node) -> Node:
         """Follow a ``$ref`` (several if needed) to the definition it names; ``{}`` when unknown."""
         seen = 0
-        while isinstance(node, Mapping) and "$ref" in node and seen < 16:
+        while (node.__class__ is dict or isinstance(node, Mapping)) and "$ref" in node and seen < 16:
             node = self._definitions.get(str(node["$ref"]), {})
             seen += 1
-        return node if isinstance(node, Mapping) else {}
+        return node if (node.__class__ is dict or isinstance(node, Mapping)) else {}
 
     def kind(self, group: str, version: str, kind: str) -> KindSchema | None:
         """The schema of a kind: a pasted CRD's first, then a built-in one; None when unknown."""
@@ -157,7 +157,7 @@ def schema_set(version: str, crds: Iterable[Mapping[str, Any]] = ()) -> SchemaSe
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
+    return value if (value.__class__ is dict or isinstance(value, Mapping)) else {}
 
 
 def crd_schemas(crds: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str, str], KindSchema]:

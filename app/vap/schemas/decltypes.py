@@ -166,7 +166,7 @@ class _Builder:
         """``fields``: WHOLE, or which fields of an object to declare, as a trie of field names
         (:mod:`app.vap.reach`, the elements of a list under ``reach.ELEMENT``); a field whose presence
         only is tested, and maps, are declared whole."""
-        ref = node.get("$ref") if isinstance(node, Mapping) else None
+        ref = node.get("$ref") if (node.__class__ is dict or isinstance(node, Mapping)) else None
         if isinstance(ref, str):
             # Every path gets a type of its own, as the apiserver inlines references before it builds
             # types (PopulateRefs): containers and initContainers items are two distinct object types.
@@ -177,7 +177,7 @@ class _Builder:
                 return self.shape(self.schemas.resolve(node), path, resource_root=resource_root, fields=fields)
             finally:
                 self._visiting.discard(ref)
-        if not isinstance(node, Mapping):
+        if not (node.__class__ is dict or isinstance(node, Mapping)):
             return DYN
         if node.get("x-kubernetes-int-or-string") or node.get("format") == "int-or-string":
             return DYN
@@ -189,7 +189,7 @@ class _Builder:
             kind = node.get("type") or "object"
         if kind == "array":
             items = node.get("items")
-            if not isinstance(items, Mapping):
+            if not (items.__class__ is dict or isinstance(items, Mapping)):
                 return Shape("list", elem=DYN)
             # the fields a comprehension selects of the elements (reach.ELEMENT), else all of them
             elements = fields if fields is WHOLE or isinstance(fields, Named) else fields.get(reach.ELEMENT, WHOLE)
@@ -197,13 +197,13 @@ class _Builder:
                                                  resource_root=bool(items.get("x-kubernetes-embedded-resource"))))
         if kind == "object":
             extra = node.get("additionalProperties")
-            if isinstance(extra, Mapping):
+            if (extra.__class__ is dict or isinstance(extra, Mapping)):
                 return Shape("map", elem=self.shape(extra, path + ".@elem",
                                                     resource_root=bool(extra.get("x-kubernetes-embedded-resource"))))
             properties = node.get("properties")
             if extra is True and not properties:
                 return Shape("map", elem=DYN)
-            if not isinstance(properties, Mapping) or not properties:
+            if not (properties.__class__ is dict or isinstance(properties, Mapping)) or not properties:
                 return DYN
             return self._message(properties, path, fields)
         if kind == "string":
@@ -241,7 +241,7 @@ class _Builder:
         number = itertools.count(1)
         for prop, node in sorted(properties.items()):
             escaped = escape(str(prop))
-            if escaped is None or not isinstance(node, Mapping):
+            if escaped is None or not (node.__class__ is dict or isinstance(node, Mapping)):
                 continue
             names = [escaped]
             if self.keywords_as_fields and prop in RESERVED and prop not in _LEXER_KEYWORDS:

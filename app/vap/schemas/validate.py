@@ -87,7 +87,7 @@ class _Walker:
     # -- Go type names, for the decoder's messages
 
     def go_type(self, node: Node) -> str:
-        ref = node.get("$ref") if isinstance(node, Mapping) else None
+        ref = node.get("$ref") if (node.__class__ is dict or isinstance(node, Mapping)) else None
         if isinstance(ref, str):
             package, _, name = ref.rpartition(".")
             short = package.rpartition(".")[2]
@@ -103,7 +103,7 @@ class _Walker:
             return "[]" + self.go_type(node.get("items") or {})
         if kind == "object":
             extra = node.get("additionalProperties")
-            if isinstance(extra, Mapping):
+            if (extra.__class__ is dict or isinstance(extra, Mapping)):
                 return "map[string]" + self.go_type(extra)
             return "map[string]interface {}"
         if kind == "string":
@@ -143,14 +143,14 @@ class _Walker:
                 self.type_error(value, path, struct, go_type, "array")
                 return
             items = node.get("items")
-            if isinstance(items, Mapping):
+            if (items.__class__ is dict or isinstance(items, Mapping)):
                 for i, item in enumerate(value):
                     self.walk(item, items, (*path, i), struct)
         else:
             self.scalar(value, node, kind, path, struct, go_type)
 
     def object(self, value: Any, node: Node, path: Path, struct: tuple[str, tuple[str, ...]], go_type: str) -> None:
-        if not isinstance(value, Mapping):
+        if not (value.__class__ is dict or isinstance(value, Mapping)):
             self.type_error(value, path, struct, go_type, "object")
             return
         properties = node.get("properties") if isinstance(node.get("properties"), Mapping) else {}
@@ -163,7 +163,7 @@ class _Walker:
         for key, child in value.items():
             if key in properties:
                 self.walk(child, properties[key], (*path, key), (name, (*struct[1], str(key))))
-            elif isinstance(extra, Mapping):
+            elif (extra.__class__ is dict or isinstance(extra, Mapping)):
                 self.walk(child, extra, (*path, key), struct)
             elif extra is True or preserve:
                 continue
@@ -245,7 +245,7 @@ def _base64_error_at(text: str) -> int:
 
 def check_object(obj: Any, schemas: SchemaSet) -> list[Finding]:
     """Check an object against the schema of its own apiVersion and kind; [] when the kind is unknown."""
-    if not isinstance(obj, Mapping):
+    if not (obj.__class__ is dict or isinstance(obj, Mapping)):
         return []
     api_version = str(obj.get("apiVersion") or "")
     kind = str(obj.get("kind") or "")
