@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from time import perf_counter
 from typing import Any
 
-from .. import cel, compiler, decoding, fast, reach
+from .. import cel, compiler, decoding, fast
 from ..cel import library
 from ..changes import Change, changes
 from ..decision import failure_status, forbidden_details, namespace_not_found
@@ -86,8 +86,9 @@ class CompiledMutatingPolicy:
 
     @functools.cached_property
     def _named(self) -> frozenset[str]:
-        programs = [c.program for c in self.expressions if c.program is not None]
-        return frozenset(reach.of_programs(programs, INPUTS).roots)
+        # (found in the texts, strings and comments included: more than the expressions read, never less)
+        texts = [c.expression for c in self.expressions]
+        return frozenset(name for name in INPUTS if any(cel.mentions(text, name.split(".")[0]) for text in texts))
 
     @functools.cached_property
     def expressions(self) -> list[cel.Compiled]:
