@@ -599,6 +599,34 @@ def test_generated_pruners_cut_what_the_walk_cuts():
     assert [seen.prune("object", OBJECT) for _ in range(5)] == [reach.prune(OBJECT, trie)] * 5
 
 
+def test_a_program_s_shape_is_what_a_walk_of_every_node_finds():
+    from app.vap.cel.library import astproto
+    from app.vap.mutating import policy as mutating_policy
+
+    decls = cel.Declarations(version=library.DEFAULT_VERSION, params=True)
+    texts = ["object.spec.containers.all(c, c.image.startsWith('r/') && has(c.securityContext))",
+             "[1, 2].exists(x, x > 1) ? {'a': [object.x]} : {'b': []}", "[object.a]", "params.data.?x.orValue('y')",
+             "quantity('1Gi').isGreaterThan(quantity(object.spec.limit))", "'%s'.format([1]).size() > 0",
+             "object.spec.containers.filter(c, c.name != '')[0].image == 'x'"]
+    programs = [cel.compile_expression(text, cel.VARIABLE, decls).checked_program for text in texts]
+    for example in examples.all_examples():
+        for doc in yaml.safe_load_all(example.form().get("policy") or ""):
+            if isinstance(doc, dict) and doc.get("kind") == "MutatingAdmissionPolicy":
+                compiled = mutating_policy.compile_policy(doc["metadata"]["name"], doc["spec"],
+                                                          library.DEFAULT_VERSION)
+                programs += [c.checked_program for c in compiled.expressions if c.checked_program is not None]
+    assert None not in programs and len(programs) > 12
+    for program in programs:
+        nodes = list(astproto.walk(astproto.checked_expr(program).expr))
+        kinds = [n.WhichOneof("expr_kind") for n in nodes]
+        functions = {n.call_expr.function for n, k in zip(nodes, kinds, strict=True) if k == "call_expr"}
+        hidden = any(n.select_expr.field.startswith(astproto.HIDDEN_PREFIX)
+                     for n, k in zip(nodes, kinds, strict=True) if k == "select_expr")
+        literals = any(k == "struct_expr" or (k == "list_expr" and len(n.list_expr.elements) > 1)
+                       for n, k in zip(nodes, kinds, strict=True))
+        assert astproto.shape(program) == astproto.Shape(frozenset(functions), literals, hidden)
+
+
 YAML_TEXTS = [
     "a: 1\nb: [x, 'y', \"z\"]\nc: {d: null, e: true, f: 1.5, g: 0x1F, h: 2024-01-01, i: !!binary aGk=}\n",
     "base: &b {x: 1, y: [1, 2]}\nuse: *b\nmerged:\n  <<: *b\n  y: 3\n",

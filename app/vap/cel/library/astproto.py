@@ -364,14 +364,32 @@ def shape(program: Any) -> Shape | None:
     else:
         functions: set[str] = set()
         literals = hidden = False
-        for node in walk(checked.expr):
+        stack = [checked.expr]  # (every node once, as walk() visits them: their order does not matter here)
+        push, more = stack.append, stack.extend
+        while stack:
+            node = stack.pop()
             kind = node.WhichOneof("expr_kind")
             if kind == "call_expr":
-                functions.add(node.call_expr.function)
+                call = node.call_expr
+                functions.add(call.function)
+                if call.HasField("target"):
+                    push(call.target)
+                more(call.args)
             elif kind == "select_expr":
                 hidden = hidden or node.select_expr.field.startswith(HIDDEN_PREFIX)
-            elif kind == "struct_expr" or (kind == "list_expr" and len(node.list_expr.elements) > 1):
+                push(node.select_expr.operand)
+            elif kind == "list_expr":
+                literals = literals or len(node.list_expr.elements) > 1
+                more(node.list_expr.elements)
+            elif kind == "struct_expr":
                 literals = True
+                for entry in node.struct_expr.entries:
+                    if entry.HasField("map_key"):
+                        push(entry.map_key)
+                    push(entry.value)
+            elif kind == "comprehension_expr":
+                loop = node.comprehension_expr
+                more((loop.iter_range, loop.accu_init, loop.loop_condition, loop.loop_step, loop.result))
         read = Shape(frozenset(functions), literals, hidden)
     if len(_SHAPES) >= _CHECKED_SIZE:
         _SHAPES.clear()
