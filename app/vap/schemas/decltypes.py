@@ -44,6 +44,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from itertools import chain
 from typing import Any
 
 from cel_expr_python import cel
@@ -363,7 +364,7 @@ _WORD = re.compile(r"[_a-zA-Z][_a-zA-Z0-9]*")
 
 def words(texts: Iterable[str]) -> Named:
     """Every identifier-like word of the texts (in their strings too: more than is needed is harmless)."""
-    return Named(frozenset(w for text in texts for w in _WORD.findall(text)))
+    return Named(frozenset(chain.from_iterable(map(_WORD.findall, texts))))
 
 
 _kind_cache: OrderedDict[str, KindTypes] = OrderedDict()
