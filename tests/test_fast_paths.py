@@ -890,3 +890,16 @@ def test_a_mutating_policy_is_given_only_the_inputs_its_expressions_name(monkeyp
     assert _seen(_mutating_body("oldObject == null ? 'new' : 'old'", condition="request.operation == 'CREATE'")) \
         == "new"
     assert given == [["oldObject", "request"]] * 2  # the matchCondition's and the mutation's
+
+
+def test_a_mutating_policy_s_values_over_the_size_bound_are_not_kept_nor_measured_again(monkeypatch):
+    fast.clear()
+    measured = []
+    small = keeping._small
+    monkeypatch.setattr(keeping, "_small", lambda value, room: measured.append(room) or small(value, room))
+    data = "\n".join(f"  k{i}: v{i}" for i in range(3000))
+    body = {**_mutating_body("string(size(object.data))"),
+            "object": f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: o, namespace: default}}\ndata:\n{data}\n"}
+    assert [_seen(body) for _ in range(4)] == ["3000"] * 4
+    # measured once, on the second evaluation: the matchConditions' values and the mutation's
+    assert _mutating_values_kept() == 0 and measured.count(keeping._KEPT_SIZE) == 2

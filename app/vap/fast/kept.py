@@ -224,13 +224,14 @@ class KeptValues:
     CEL). Like :class:`Kept`, noted on a first evaluation, kept on the second, made afresh after some time
     spent evaluating on it, forgotten when a cost on it could not be estimated."""
 
-    __slots__ = ("key", "owner", "documents", "compared", "activation", "spent")
+    __slots__ = ("key", "owner", "documents", "compared", "activation", "spent", "too_large")
 
     def __init__(self, key: tuple[int, Any], owner: Any, documents: tuple[Any, ...],
                  compared: tuple[Any, ...]) -> None:
         self.key, self.owner, self.documents, self.compared = key, owner, documents, compared
         self.activation: cel.Activation | None = None
         self.spent = 0.0
+        self.too_large = False  # (the values of these documents are over the size bound: never kept)
 
 
 def values(owner: Any, group: Any, documents: tuple[Any, ...], compared: tuple[Any, ...],
@@ -252,9 +253,12 @@ def values(owner: Any, group: Any, documents: tuple[Any, ...], compared: tuple[A
             del entries[next(iter(entries))]  # the oldest
         entries[key] = KeptValues(key, owner, documents, compared)
         return make(), None
+    if entry.too_large:
+        return make(), None
     if entry.activation is None:
         made = make()
         if _small(made, _KEPT_SIZE) < 0:
+            entry.too_large = True
             return made, None
         entry.activation = cel.Activation(made)
         entry.activation.costs = {}
