@@ -346,6 +346,8 @@ def _is_scalar(v: Any) -> bool:
 
 
 def _deduce(atom: _Atom, value: Any) -> _Atom:
+    if (atom.scalar is None) + (atom.list is None) + (atom.map is None) >= 2:
+        return atom  # (of one kind at most: what it deduces to for any value; atoms are never changed)
     if _is_scalar(value) and atom.scalar is not None:
         return _Atom(scalar=atom.scalar)
     if _is_list(value) and atom.list is not None:
