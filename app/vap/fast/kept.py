@@ -171,8 +171,10 @@ def matching(kept: Kept, original_resource: Any, values: Callable[[], dict[str, 
     return kept.matching
 
 
-def _note(key: tuple[int, int], kept: Kept) -> None:
-    entries = kept_here()
+def _note(key: Any, kept: Any, entries: dict[Any, Any] | None = None) -> None:
+    """Note ``kept`` under ``key`` in this thread's entries (``entries``: of another kind than :class:`Kept`), the
+    oldest forgotten past the bound."""
+    entries = kept_here() if entries is None else entries
     entries.pop(key, None)
     if len(entries) >= _KEPT_MAX:
         del entries[next(iter(entries))]  # the oldest
@@ -248,10 +250,7 @@ def values(owner: Any, group: Any, documents: tuple[Any, ...], compared: tuple[A
     if (entry is None or entry.owner is not owner or len(entry.documents) != len(documents)
             or any(a is not b for a, b in zip(entry.documents, documents, strict=True))
             or not all(map(_identical, entry.compared, compared))):
-        entries.pop(key, None)
-        if len(entries) >= _KEPT_MAX:
-            del entries[next(iter(entries))]  # the oldest
-        entries[key] = KeptValues(key, owner, documents, compared)
+        _note(key, KeptValues(key, owner, documents, compared), entries)
         return make(), None
     if entry.too_large:
         return make(), None
