@@ -77,20 +77,24 @@ def _safe_cost(cost: CostFn, args: Sequence[Any], result: Any) -> int:
         return 1
 
 
-# What each declaration made here declares (by the id of the engine object: the declarations of each
-# version are kept for the life of the process), so that two versions' environments can be compared.
-_SIGNATURES: dict[int, Any] = {}
+# What each declaration made here declares (by the id of the engine object, kept with it so that its id
+# is never another object's), so that two versions' environments can be compared.
+_SIGNATURES: dict[int, tuple[Any, Any]] = {}
 
 
 def signature(declaration: Any) -> Any:
     """What a function or overload made by :func:`function` / :func:`overload` declares (a value equal
     for equal declarations); a declaration made otherwise gets a value equal to no other."""
-    return _SIGNATURES.get(id(declaration), ("unknown", id(declaration)))
+    found = _SIGNATURES.get(id(declaration))
+    if found is not None and found[0] is declaration:
+        return found[1]
+    return ("unknown", id(declaration))
 
 
-# The overloads (by the id of the engine object) whose implementation charges a cost, and the names of
-# the functions declaring one: a program calling none of these functions counts no library cost.
-_COSTED: set[int] = set()
+# The overloads whose implementation charges a cost (by the id of the engine object, kept with it: an
+# overload made and dropped must not lend its id to a later one), and the names of the functions
+# declaring one: a program calling none of these functions counts no library cost.
+_COSTED: dict[int, Any] = {}
 COSTED_FUNCTIONS: set[str] = set()
 
 
@@ -108,16 +112,16 @@ def overload(
     else:
         made = cel.Overload(overload_id, result, list(params), is_member=member, impl=wrap(impl, cost))
         if cost is not None:
-            _COSTED.add(id(made))
-    _SIGNATURES[id(made)] = (overload_id, result.name(), tuple(p.name() for p in params), member, impl is None)
+            _COSTED[id(made)] = made
+    _SIGNATURES[id(made)] = (made, (overload_id, result.name(), tuple(p.name() for p in params), member, impl is None))
     return made
 
 
 def function(name: str, *overloads: Any) -> Any:
     made = cel.FunctionDecl(name, list(overloads))
-    if any(id(o) in _COSTED for o in overloads):
+    if any(_COSTED.get(id(o)) is o for o in overloads):
         COSTED_FUNCTIONS.update((name, name.rsplit(".", 1)[-1]))  # as a call names it, with a namespace or not
-    _SIGNATURES[id(made)] = (name, frozenset(signature(o) for o in overloads))
+    _SIGNATURES[id(made)] = (made, (name, frozenset(signature(o) for o in overloads)))
     return made
 
 
