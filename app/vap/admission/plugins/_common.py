@@ -129,18 +129,20 @@ class Results:
     (whose own fast paths go by the object's identity)."""
 
     def __init__(self, name: str, maxsize: int = 32) -> None:
-        self._kept: fast.ByIdentity[StageRecord] = fast.ByIdentity(name, maxsize)
+        # (the old object kept with the record: the key holds only its id, which a later object may get)
+        self._kept: fast.ByIdentity[tuple[Any, StageRecord]] = fast.ByIdentity(name, maxsize)
 
     def get(self, state: RequestState, key: Any, work: Callable[[], StageRecord]) -> StageRecord:
-        obj = state.attrs.object
-        full_key = (key, id(state.attrs.old_object), state.attrs.operation, state.attrs.name, state.attrs.namespace)
-        kept = self._kept.get(obj, full_key)
-        if kept is not None and (kept.attrs is None or kept.attrs.old_object is state.attrs.old_object):
+        obj, old = state.attrs.object, state.attrs.old_object
+        full_key = (key, id(old), state.attrs.operation, state.attrs.name, state.attrs.namespace)
+        found = self._kept.get(obj, full_key)
+        if found is not None and found[0] is old:
+            kept = found[1]
             if kept.attrs is None:
                 return kept
             return replace(kept, attrs=replace(state.attrs, object=kept.attrs.object))
         record = work()
-        self._kept.put(obj, record, full_key)
+        self._kept.put(obj, (old, record), full_key)
         return record
 
 
