@@ -345,3 +345,51 @@ def test_public_merge_refuses_what_the_apiserver_refuses() -> None:
     with pytest.raises(ApplyConfigError) as e:
         merge_apply_configuration(thing(), {"atomicList": ["a"]}, kind, schemas)
     assert str(e.value) == "invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: .atomicList"
+
+
+# ---------------------------------------------------------------------------------------------
+# the quick test that a value is valid agrees with the walk that words its errors
+
+
+def _valid_variants() -> list[dict]:
+    container = {"name": "app", "image": "nginx", "ports": [{"containerPort": 80, "protocol": "TCP"}],
+                 "env": [{"name": "A", "value": "1"}], "resources": {"limits": {"cpu": "1"}}}
+    base = deployment(pod_spec(containers=[container], volumes=[{"name": "v", "emptyDir": {}}]), name="web",
+                      labels={"app": "web"})
+    variants = [base]
+
+    def variant(change: Any) -> None:
+        value = copy.deepcopy(base)
+        change(value)
+        variants.append(value)
+
+    spec = lambda v: v["spec"]["template"]["spec"]  # noqa: E731
+    variant(lambda v: v["spec"].update(replicas="three"))  # a string for an integer
+    variant(lambda v: v["spec"].update(paused=1))  # a number for a boolean
+    variant(lambda v: v["metadata"].update(labelz={"a": "b"}))  # a field the schema does not declare
+    variant(lambda v: v["metadata"].update(labels=["a"]))  # a list for a map
+    variant(lambda v: spec(v).update(containers={"name": "x"}))  # a map for a list
+    variant(lambda v: spec(v)["containers"].append({"name": "app", "image": "other"}))  # a key given twice
+    variant(lambda v: spec(v)["containers"].append(None))  # a null element of a keyed list
+    variant(lambda v: spec(v)["containers"].append("app"))  # a scalar element of a keyed list
+    variant(lambda v: spec(v)["containers"].append({"image": "no-name"}))  # no key field
+    variant(lambda v: spec(v)["containers"][0]["ports"].append({"containerPort": 80, "protocol": "TCP"}))
+    variant(lambda v: spec(v)["containers"][0].update(args=[1, "x"]))  # a number in a list of strings
+    variant(lambda v: spec(v)["containers"][0].update(args=None, command=[]))
+    variant(lambda v: spec(v)["containers"][0]["resources"]["limits"].update(memory={"x": 1}))
+    variant(lambda v: v["metadata"].update(finalizers=["a", "a"]))  # a set given an element twice
+    variant(lambda v: v["metadata"].update(finalizers=["a", None]))
+    variant(lambda v: spec(v).update(nodeSelector={"a": None}))
+    return variants
+
+
+def test_the_quick_validity_test_agrees_with_the_walk_that_words_the_errors() -> None:
+    from app.vap.mutating.applyconfig import _valid, _validate
+
+    root = _root(SCHEMAS, DEPLOYMENT)
+    outcomes = []
+    for value in _valid_variants():
+        errors = _validate(value, root)
+        assert _valid(value, root) == (not errors), (value, errors)
+        outcomes.append(not errors)
+    assert outcomes.count(True) >= 2 and outcomes.count(False) >= 10  # both answers are met

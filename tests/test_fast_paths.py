@@ -658,14 +658,14 @@ def test_a_bound_exceeded_in_a_small_pane_is_placed_as_the_python_composer_place
 
 
 def test_a_cached_objects_field_warnings_come_from_its_first_reading(monkeypatch):
-    from app.vap import typecheck
+    from app.vap import decoding
 
     payload = payload_from(examples.get("required-labels").form())
     payload["object"] = payload["object"].replace("metadata:", "metadata:\n  labelz: {a: b}", 1)
     first = [p for p in evaluate_module.evaluate(payload)["problems"] if "labelz" in p["message"]]
     assert first, "the unknown field is reported"
     walks = []
-    monkeypatch.setattr(typecheck, "check_object", lambda *a: walks.append(a) or [])
+    monkeypatch.setattr(decoding, "check_object", lambda *a: walks.append(a) or [])
     second = [p for p in evaluate_module.evaluate(payload)["problems"] if "labelz" in p["message"]]
     assert second == first and walks == []  # the same warning, the object not walked again
 
@@ -903,3 +903,27 @@ def test_a_mutating_policy_s_values_over_the_size_bound_are_not_kept_nor_measure
     assert [_seen(body) for _ in range(4)] == ["3000"] * 4
     # measured once, on the second evaluation: the matchConditions' values and the mutation's
     assert _mutating_values_kept() == 0 and measured.count(keeping._KEPT_SIZE) == 2
+
+
+def test_a_text_whose_program_the_compile_checks_would_read_is_never_passed_over():
+    # The extra compile-time checks skip a text holding no literal bracket, no hidden selection and no checked
+    # call without reading its program; that test must hold for every text whose program they would read.
+    from app.vap.cel.library import astproto, checks
+    from tests.cel_cases import load_cases
+
+    texts = [case["expr"] for case in load_cases() if isinstance(case.get("expr"), str)]
+    texts += ["[1, 2].all(x, x > 0)", "{'a': 1}.size() == 1", "object.x.transformMap(k, v, v + 1)",
+              "object.spec.matches('^a')", "duration('1s') > duration(object.t)", "object . __x__ == 1",
+              "object.spec.containers.map(c, c.name).indexOf('a') >= 0", "'abc'.find('b') == 'b'"]
+    decls = cel.Declarations(version=library.DEFAULT_VERSION, params=True)
+    read = 0
+    for text in texts:
+        compiled = cel.compile_expression(text, cel.VARIABLE, decls)
+        if compiled.checked_program is None:
+            continue
+        shape = astproto.shape(compiled.checked_program)
+        if shape is None or shape.literals or shape.hidden_selects or not shape.functions.isdisjoint(
+                checks._CHECKED_CALLS):
+            read += 1
+            assert checks._MAY_HOLD_ISSUES.search(text), text
+    assert read > 100

@@ -66,16 +66,27 @@ def kind_schema(obj: Any, schemas: SchemaSet) -> KindSchema | None:
     return schemas.kind(group, version, kind)
 
 
-def _findings(obj: Any, schemas: SchemaSet) -> list[Finding]:
-    try:
-        return check_object(obj, schemas)
-    except RecursionError:  # nested deeper than any Kubernetes object
-        return []
+def object_findings(obj: Any, schemas: SchemaSet) -> tuple[Finding, ...]:
+    """What checking an object against its kind's schema finds (:func:`check_object`), worked out once per
+    object and schemas while the fast paths keep it: the pasted object is checked for the warnings kubectl would
+    give and decoded, by the same walk."""
+    key = schemas.key
+    found = _FINDINGS.get(obj, key)
+    if found is None:
+        try:
+            found = tuple(check_object(obj, schemas))
+        except RecursionError:  # nested deeper than any Kubernetes object
+            found = ()
+        _FINDINGS.put(obj, found, key)
+    return found
+
+
+_FINDINGS: fast.ByIdentity[tuple[Finding, ...]] = fast.ByIdentity("decoding.findings", 32)
 
 
 def unknown_fields(obj: Any, schemas: SchemaSet) -> list[Path]:
     """The paths of the fields of an object that its kind does not know."""
-    return [f.path for f in _findings(obj, schemas) if f.message.startswith("unknown field ")]
+    return [f.path for f in object_findings(obj, schemas) if f.message.startswith("unknown field ")]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +108,7 @@ def stored_findings(doc: Document, schemas: SchemaSet) -> tuple[tuple[Path, str]
     schema = kind_schema(doc.value, schemas)
     if schema is None:
         return None, []
-    findings = _findings(doc.value, schemas)
+    findings = object_findings(doc.value, schemas)
     errors = [(f.path, f.message) for f in findings if "cannot be handled as a" in f.message]
     unknown = [f.path for f in findings if f.message.startswith("unknown field ")]
     return (errors[0] if errors else None), strict_findings(schema, unknown, doc)
@@ -190,7 +201,7 @@ def _decode(obj: Any, schemas: SchemaSet, version: tuple[int, int]) -> Decoded:
     schema = kind_schema(obj, schemas)
     if schema is None or not isinstance(obj, dict):
         return Decoded(obj)
-    findings = _findings(obj, schemas)
+    findings = object_findings(obj, schemas)
     errors = [f.message for f in findings if "cannot be handled as a" in f.message]
     if errors:
         return Decoded(obj, error=errors[0])

@@ -35,7 +35,7 @@ from .mutating import policy as map_policy
 from .resources import ResourceTable
 from .schemas import KindSchema, SchemaSet
 from .schemas.decltypes import Named, TypedRoots, kind_types, typed_roots, words
-from .schemas.validate import check_object, render_path
+from .schemas.validate import render_path
 
 MAX_TYPES_TO_CHECK = 10
 
@@ -582,10 +582,7 @@ def object_problems(doc: Document, schemas: SchemaSet) -> list[Problem]:
 
 def _object_problems(doc: Document, schemas: SchemaSet) -> list[Problem]:
     out = []
-    try:
-        findings = check_object(doc.value, schemas)
-    except RecursionError:  # nested deeper than any Kubernetes object: nothing to say about its fields
-        findings = []
+    findings = decoding.object_findings(doc.value, schemas)
     for finding in findings:
         line, column = doc.locate(finding.path)
         out.append(Problem(doc.pane, doc.index, line, column, render_path(finding.path), "warning", finding.message))

@@ -116,65 +116,84 @@ class _Walker:
             return "bool"
         return "interface {}"
 
-    # -- the walk
+    # -- the walk (the Go types and struct fields that messages name are worked out only for a message: see
+    # _context)
 
-    def walk(self, value: Any, node: Node, path: Path, struct: tuple[str, tuple[str, ...]]) -> None:
-        """Check ``value`` at ``path``; ``struct`` is the Go struct holding it and the JSON field path."""
+    def walk(self, value: Any, node: Node, path: Path) -> None:
+        """Check ``value`` at ``path``, where the schema gives it ``node``."""
         if value is None:
             return  # null is an absent field for the decoder and for pruning alike
-        go_type = self.go_type(node)
+        ref = node.get("$ref") if (node.__class__ is dict or isinstance(node, Mapping)) else None
         node = self.schemas.resolve(node)
         if not node:
             return
         if node.get("x-kubernetes-int-or-string"):
             if not isinstance(value, str) and (isinstance(value, bool) or not isinstance(value, int)):
-                self.type_error(value, path, struct, go_type, "integer or string")
+                self.type_error(value, path, "integer or string")
             return
         kind = node.get("type")
         if kind is None:
             one_of = node.get("oneOf")
-            if go_type == "resource.Quantity" or (isinstance(one_of, list) and {"type": "number"} in one_of):
+            if ref == _QUANTITY_DEF or (isinstance(one_of, list) and {"type": "number"} in one_of):
                 self.quantity(value, path)
             return  # no type: anything goes (apiextensions JSON, preserve-unknown-fields without type)
         if kind == "object":
-            self.object(value, node, path, struct, go_type)
+            self.object(value, node, path)
         elif kind == "array":
             if not isinstance(value, list):
-                self.type_error(value, path, struct, go_type, "array")
+                self.type_error(value, path, "array")
                 return
             items = node.get("items")
             if (items.__class__ is dict or isinstance(items, Mapping)):
                 for i, item in enumerate(value):
-                    self.walk(item, items, (*path, i), struct)
+                    self.walk(item, items, (*path, i))
         else:
-            self.scalar(value, node, kind, path, struct, go_type)
+            self.scalar(value, node, kind, path)
 
-    def object(self, value: Any, node: Node, path: Path, struct: tuple[str, tuple[str, ...]], go_type: str) -> None:
+    def object(self, value: Any, node: Node, path: Path) -> None:
         if not (value.__class__ is dict or isinstance(value, Mapping)):
-            self.type_error(value, path, struct, go_type, "object")
+            self.type_error(value, path, "object")
             return
         properties = node.get("properties") if isinstance(node.get("properties"), Mapping) else {}
         extra = node.get("additionalProperties")
         preserve = bool(node.get("x-kubernetes-preserve-unknown-fields"))
         if not properties and extra is None:
             return  # a free-form object (RawExtension, an empty schema)
-        # a Go struct (a definition with properties) starts a new "Go struct field <Struct>.<json path>"
-        name = go_type.rpartition(".")[2] if properties and "." in go_type else struct[0]
         for key, child in value.items():
             if key in properties:
-                self.walk(child, properties[key], (*path, key), (name, (*struct[1], str(key))))
+                self.walk(child, properties[key], (*path, key))
             elif (extra.__class__ is dict or isinstance(extra, Mapping)):
-                self.walk(child, extra, (*path, key), struct)
+                self.walk(child, extra, (*path, key))
             elif extra is True or preserve:
                 continue
             else:
                 self.findings.append(Finding((*path, key), f'unknown field "{render_path((*path, key))}"'))
 
-    def scalar(self, value: Any, node: Node, kind: str, path: Path, struct: tuple[str, tuple[str, ...]],
-               go_type: str) -> None:
+    def _context(self, path: Path) -> tuple[str, tuple[str, tuple[str, ...]]]:
+        """What the decoder's message names for the value at ``path``: its Go type, and the Go struct holding it
+        with the JSON path of the field within (a Go struct, a definition with properties, starts a new ``Go struct
+        field <Struct>.<json path>``; list items and map values stay in the struct holding the list or map)."""
+        node: Node = self.schema.root
+        struct: tuple[str, tuple[str, ...]] = (self.schema.kind, ())
+        for part in path:
+            resolved = self.schemas.resolve(node)
+            if isinstance(part, int):
+                node = resolved.get("items") or {}
+                continue
+            properties = resolved.get("properties") if isinstance(resolved.get("properties"), Mapping) else {}
+            if part in properties:
+                go_type = self.go_type(node)
+                name = go_type.rpartition(".")[2] if "." in go_type else struct[0]
+                struct = (name, (*struct[1], str(part)))
+                node = properties[part]
+            else:
+                node = resolved.get("additionalProperties") or {}
+        return self.go_type(node), struct
+
+    def scalar(self, value: Any, node: Node, kind: str, path: Path) -> None:
         if kind == "string":
             if not isinstance(value, str):
-                self.type_error(value, path, struct, go_type, "string")
+                self.type_error(value, path, "string")
             elif node.get("format") == "byte":
                 try:
                     base64.b64decode(value, validate=True)
@@ -185,19 +204,19 @@ class _Walker:
                                         "not an RFC 3339 time")
         elif kind == "boolean":
             if not isinstance(value, bool):
-                self.type_error(value, path, struct, go_type, "boolean")
+                self.type_error(value, path, "boolean")
         elif kind == "integer":
             if isinstance(value, bool) or not isinstance(value, int | float):
-                self.type_error(value, path, struct, go_type, "integer")
+                self.type_error(value, path, "integer")
             elif isinstance(value, float) and not value.is_integer():
-                self.type_error(value, path, struct, go_type, "integer", literal=True)
+                self.type_error(value, path, "integer", literal=True)
             else:
                 low, high = _INT32 if node.get("format") == "int32" else _INT64
                 if not low <= int(value) <= high:
-                    self.type_error(value, path, struct, go_type, "integer", literal=True)
+                    self.type_error(value, path, "integer", literal=True)
         elif kind == "number":
             if isinstance(value, bool) or not isinstance(value, int | float):
-                self.type_error(value, path, struct, go_type, "number")
+                self.type_error(value, path, "number")
 
     def quantity(self, value: Any, path: Path) -> None:
         """resource.Quantity's UnmarshalJSON: a string (trimmed) or a JSON number, parsed as a quantity."""
@@ -211,14 +230,14 @@ class _Walker:
 
     # -- messages
 
-    def type_error(self, value: Any, path: Path, struct: tuple[str, tuple[str, ...]], go_type: str,
-                   expected: str, *, literal: bool = False) -> None:
+    def type_error(self, value: Any, path: Path, expected: str, *, literal: bool = False) -> None:
         if self.schema.custom:
             where = render_path(path)
             got = _openapi_kind(value)
             self.findings.append(Finding(path, f'{where}: Invalid value: "{got}": {where} in body must be of type '
                                                f'{expected}: "{got}"'))
             return
+        go_type, struct = self._context(path)
         what = _json_kind(value)
         if literal:
             what += " " + (repr(value) if isinstance(value, float) else str(value))
@@ -256,5 +275,5 @@ def check_object(obj: Any, schemas: SchemaSet) -> list[Finding]:
     if schema is None:
         return []
     walker = _Walker(schemas, schema)
-    walker.walk(obj, schema.root, (), (kind, ()))
+    walker.walk(obj, schema.root, ())
     return walker.findings
