@@ -927,3 +927,45 @@ def test_a_text_whose_program_the_compile_checks_would_read_is_never_passed_over
             read += 1
             assert checks._MAY_HOLD_ISSUES.search(text), text
     assert read > 100
+
+
+def _pasted_objects() -> list[tuple[str, Any]]:
+    found = []
+    bodies = list(CORPUS)
+    for path in sorted((Path(__file__).parent / "admission_scenarios").glob("*.yaml")):
+        bodies += [(f"{path.stem}:{s['name']}", s["input"]) for s in yaml.safe_load(path.read_text(encoding="utf-8"))
+                   if isinstance(s, dict) and isinstance(s.get("input"), dict)]
+    for name, body in bodies:
+        for pane in ("object", "oldObject", "params"):
+            text = body.get(pane)
+            if isinstance(text, str):
+                try:
+                    docs = list(yaml.safe_load_all(text))
+                except yaml.YAMLError:
+                    continue
+                found += [(f"{name}:{pane}", doc) for doc in docs if isinstance(doc, dict)]
+    return found
+
+
+def test_every_pasted_object_decodes_the_same_with_and_without_the_fast_paths():
+    # decoding passes over the parts of a schema where no defaulting function, zero value or quantity can be met,
+    # and writes each quantity once: the object, its changes and its errors are the same as with every node walked
+    from app.vap import decoding
+    from app.vap.schemas import schema_set
+
+    objects = _pasted_objects()
+    assert len(objects) > 300
+    for version in ("1.30", "1.36"):
+        schemas = schema_set(version)
+        key = tuple(int(part) for part in version.split("."))
+
+        def decoded(obj: Any) -> Any:
+            d = decoding._decode(copy.deepcopy(obj), schemas, key)  # noqa: B023
+            return d.value, d.unknown, d.error, [c.to_json() for c in d.changes]
+
+        fast.clear()
+        quick = [decoded(obj) for _, obj in objects]
+        with fast.plain():
+            walked = [decoded(obj) for _, obj in objects]
+        for (name, _), a, b in zip(objects, quick, walked, strict=True):
+            assert a == b, name

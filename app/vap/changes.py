@@ -7,7 +7,7 @@ response lists them per stage, so that a user sees where each field of the admit
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,34 +56,42 @@ class Change:
         return out
 
 
-def differences(before: Any, after: Any, path: Path = ()) -> Iterator[tuple[str, Path, Any, Any]]:
+def differences(before: Any, after: Any, path: Path = ()) -> list[tuple[str, Path, Any, Any]]:
     """The differences from ``before`` to ``after``, as (op, path, before, after), the smallest ones:
     mappings are compared key by key (keys in ``after``'s order, then removed ones), lists of the same
     length item by item, a list whose length changed as a whole unless items were only appended."""
+    found: list[tuple[str, Path, Any, Any]] = []
+    _differ(before, after, path, found.append)
+    return found
+
+
+def _differ(before: Any, after: Any, path: Path, found: Callable[[tuple[str, Path, Any, Any]], None]) -> None:
     if before is after:
         return
-    if isinstance(before, dict) and isinstance(after, dict):
+    if before.__class__ is dict and after.__class__ is dict or isinstance(before, dict) and isinstance(after, dict):
         for key, value in after.items():
             if key not in before:
-                yield ADD, (*path, key), None, value
+                found((ADD, (*path, key), None, value))
             else:
-                yield from differences(before[key], value, (*path, key))
+                old = before[key]
+                if old is not value:
+                    _differ(old, value, (*path, key), found)
         for key, value in before.items():
             if key not in after:
-                yield REMOVE, (*path, key), value, None
+                found((REMOVE, (*path, key), value, None))
         return
     if isinstance(before, list) and isinstance(after, list):
         if len(after) >= len(before):
             for index, value in enumerate(after):
                 if index < len(before):
-                    yield from differences(before[index], value, (*path, index))
+                    _differ(before[index], value, (*path, index), found)
                 else:
-                    yield ADD, (*path, index), None, value
+                    found((ADD, (*path, index), None, value))
             return
-        yield REPLACE, path, before, after
+        found((REPLACE, path, before, after))
         return
     if type(before) is not type(after) or before != after:
-        yield REPLACE, path, before, after
+        found((REPLACE, path, before, after))
 
 
 def changes(stage: str, before: Any, after: Any, path: Path = ()) -> list[Change]:

@@ -24,8 +24,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .. import fast
 from ..changes import ADD, REPLACE, Change, Path, changes, tree_copy
-from ..schemas import KindSchema, SchemaSet
+from ..schemas import KindSchema, SchemaSet, leads_to
 
 Version = tuple[int, int]
 
@@ -83,12 +84,30 @@ def apply(obj: Mapping[str, Any], kind: KindSchema, schemas: SchemaSet, version:
     typed decoding of :mod:`app.vap.decoding` does)."""
     out = tree_copy(dict(obj))
     made: list[Change] = []
-    _walk(out, kind.root, schemas, version, out, (), made, _REGISTRY if registry is None else registry, stage)
+    registry = _REGISTRY if registry is None else registry
+    leads = _leads(schemas, registry, version) if fast.on else None
+    _walk(out, kind.root, schemas, version, out, (), made, registry, stage, leads)
     return out, made
 
 
+def _leads(schemas: SchemaSet, registry: Mapping[str, list[Registered]], version: Version) -> Callable[[Any], bool]:
+    """A test of whether a value at a schema node may hold a value a function of ``registry`` is called on (for the
+    version): the walk passes over what leads to none, where nothing would be called."""
+    key = (id(registry), version)
+    found = _WITH_FUNCTIONS.get(key)
+    if found is None or found[0] is not registry:
+        found = _WITH_FUNCTIONS[key] = (registry, frozenset(
+            name for name, entries in registry.items() if any(entry.applies(version) for entry in entries)))
+    return leads_to(schemas, found[1])
+
+
+# the definitions with a function for the version, by registry (kept with it) and version
+_WITH_FUNCTIONS: dict[tuple[int, Version], tuple[Any, frozenset[str]]] = {}
+
+
 def _walk(value: Any, node: Mapping[str, Any], schemas: SchemaSet, version: Version, root: dict[str, Any],
-          path: Path, made: list[Change], registry: Mapping[str, list[Registered]], stage: str) -> None:
+          path: Path, made: list[Change], registry: Mapping[str, list[Registered]], stage: str,
+          leads: Callable[[Any], bool] | None) -> None:
     definition = None
     seen = 0
     while (node.__class__ is dict or isinstance(node, Mapping)) and "$ref" in node and seen < 16:
@@ -108,17 +127,21 @@ def _walk(value: Any, node: Mapping[str, Any], schemas: SchemaSet, version: Vers
         if (properties.__class__ is dict or isinstance(properties, Mapping)):
             for key, child in list(value.items()):
                 child_node = properties.get(key)
-                if (child_node.__class__ is dict or isinstance(child_node, Mapping)) and isinstance(child, dict | list):
-                    _walk(child, child_node, schemas, version, root, (*path, key), made, registry, stage)
+                if ((child_node.__class__ is dict or isinstance(child_node, Mapping))
+                        and isinstance(child, dict | list) and (leads is None or leads(child_node))):
+                    _walk(child, child_node, schemas, version, root, (*path, key), made, registry, stage, leads)
         elif isinstance(node.get("additionalProperties"), Mapping):
-            for key, child in list(value.items()):
-                if isinstance(child, dict | list):
-                    _walk(child, node["additionalProperties"], schemas, version, root, (*path, key), made, registry,
-                          stage)
+            extra = node["additionalProperties"]
+            if leads is None or leads(extra):
+                for key, child in list(value.items()):
+                    if isinstance(child, dict | list):
+                        _walk(child, extra, schemas, version, root, (*path, key), made, registry, stage, leads)
     elif isinstance(value, list) and isinstance(node.get("items"), Mapping):
-        for index, item in enumerate(value):
-            if isinstance(item, dict | list):
-                _walk(item, node["items"], schemas, version, root, (*path, index), made, registry, stage)
+        items = node["items"]
+        if leads is None or leads(items):
+            for index, item in enumerate(value):
+                if isinstance(item, dict | list):
+                    _walk(item, items, schemas, version, root, (*path, index), made, registry, stage, leads)
 
 def _run_recorded(entry: Registered, value: dict[str, Any], context: Context, path: Path, made: list[Change],
                   stage: str) -> None:

@@ -20,11 +20,12 @@ Every ``resource.Quantity`` is also written as it serialises: in its canonical f
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from .. import fast
 from ..changes import REPLACE, Change
-from ..schemas import SchemaSet
+from ..schemas import SchemaSet, leads_to
 from . import Context, Registered
 from .core_v1 import _quantity as quantity_form
 from .core_v1 import canonical_quantity
@@ -228,12 +229,33 @@ def canonical_quantities(obj: dict[str, Any], root: Mapping[str, Any],
     (``0.5`` as ``500m``, ``1024Mi`` as ``1Gi``, a JSON number as a string), and each one rewritten; ``obj`` is
     left as it is (only the containers on the way to a rewritten quantity are copied)."""
     made: list[Change] = []
-    out = _canonical(obj, root, schemas, (), made)
+    out = _canonical(obj, root, schemas, (), made, leads_to(schemas, _QUANTITIES) if fast.on else None)
     return out, made
 
 
+_QUANTITIES = frozenset({QUANTITY})
+
+
+def _written(value: Any) -> str | None:
+    """A quantity as resource.Quantity serialises it, None when it is not one."""
+    parsed = quantity_form(value)
+    return canonical_quantity(*parsed) if parsed is not None else None
+
+
+@fast.memo(256)
+def _canonical_text(kind: type, value: Any) -> str | None:
+    """:func:`_written` of a string or number, worked out once per value (and type: ``1`` and ``1.0`` are written
+    apart) while the fast paths keep it."""
+    return _written(value)
+
+
+_TEXTS = (str, int, float)
+
+
 def _canonical(value: Any, node: Mapping[str, Any], schemas: SchemaSet, path: tuple[Any, ...],
-               made: list[Change]) -> Any:
+               made: list[Change], leads: Callable[[Any], bool] | None) -> Any:
+    """``value`` with its quantities in canonical form; ``leads`` (None: everything is walked) tells a node that may
+    hold a quantity, where the walk goes (the rest is left as it is)."""
     definition = None
     seen = 0
     while (node.__class__ is dict or isinstance(node, Mapping)) and "$ref" in node and seen < 16:
@@ -241,11 +263,8 @@ def _canonical(value: Any, node: Mapping[str, Any], schemas: SchemaSet, path: tu
         node = schemas.definition(definition) or {}
         seen += 1
     if definition == QUANTITY:
-        parsed = quantity_form(value)
-        if parsed is None:
-            return value
-        text = canonical_quantity(*parsed)
-        if text == value:
+        text = _canonical_text(value.__class__, value) if value.__class__ in _TEXTS else _written(value)
+        if text is None or text == value:
             return value
         made.append(Change(QUANTITY_STAGE, path, REPLACE, value, text))
         return text
@@ -257,18 +276,20 @@ def _canonical(value: Any, node: Mapping[str, Any], schemas: SchemaSet, path: tu
         out = value
         for key, child in value.items():
             child_node = properties.get(key) if properties is not None else extra
-            if not (child_node.__class__ is dict or isinstance(child_node, Mapping)) or child is None:
+            if not (child_node.__class__ is dict or isinstance(child_node, Mapping)) or child is None \
+                    or (leads is not None and not leads(child_node)):
                 continue
-            new = _canonical(child, child_node, schemas, (*path, key), made)
+            new = _canonical(child, child_node, schemas, (*path, key), made, leads)
             if new is not child:
                 if out is value:
                     out = dict(value)
                 out[key] = new
         return out
-    if isinstance(value, list) and isinstance(node.get("items"), Mapping):
+    if isinstance(value, list) and isinstance(node.get("items"), Mapping) \
+            and (leads is None or leads(node["items"])):
         out_list = value
         for index, item in enumerate(value):
-            new = _canonical(item, node["items"], schemas, (*path, index), made)
+            new = _canonical(item, node["items"], schemas, (*path, index), made, leads)
             if new is not item:
                 if out_list is value:
                     out_list = list(value)

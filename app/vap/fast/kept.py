@@ -56,8 +56,12 @@ _KEPT_SIZE = 2_000  # the size of a kept activation's inputs, at most (see _smal
 
 
 def clear() -> None:
-    """Forget the values kept for later evaluations (in every thread)."""
+    """Forget the values kept for later evaluations (in every thread: another thread's at its next use; the calling
+    thread's at once, as the other caches empty, rather than during its next evaluation)."""
     _GENERATION[0] += 1
+    local = _LOCAL.__dict__
+    local.clear()
+    local["generation"] = _GENERATION[0]
 
 
 def kept_here() -> dict[tuple[int, int], Kept]:

@@ -393,33 +393,54 @@ class _PathElement:
     identity: Any
 
 
-def _item_element(lst: _List, item: Any) -> _PathElement:
-    """listItemToPathElement (the list is associative); raises ValueError with smd's text."""
-    if lst.keys:
-        if item is None:
-            raise ValueError("associative list with keys may not have a null element")
-        if not _is_map(item):
-            raise ValueError("associative list with keys may not have non-map elements")
-        element_map = lst.element.atom.map
-        keyed: list[tuple[str, Any]] = []
-        for key in lst.keys:
-            if key in item:
-                keyed.append((key, item[key]))
-            elif element_map is not None and element_map.defaults.get(key) is not None:
-                keyed.append((key, element_map.defaults[key]))
-        if not keyed:
-            shown = "[" + " ".join(_go_quote(k) for k in lst.keys) + "]"
-            raise ValueError(f"associative list with keys has an element that omits all key fields {shown} "
-                             "(and doesn't have default values for any key fields)")
-        keyed.sort(key=lambda kv: kv[0])
-        text = "[" + ",".join(f"{k}={_value_text(v)}" for k, v in keyed) + "]"
-        return _PathElement(text, ("k", tuple((k, _canonical(v)) for k, v in keyed)))
+def _keyed(lst: _List, item: Any) -> list[tuple[str, Any]]:
+    """The key fields of an item of an associative list with keys, by name (a key absent taken from its default
+    value); raises ValueError with smd's text."""
+    if item is None:
+        raise ValueError("associative list with keys may not have a null element")
+    if not _is_map(item):
+        raise ValueError("associative list with keys may not have non-map elements")
+    element_map = lst.element.atom.map
+    keyed: list[tuple[str, Any]] = []
+    for key in lst.keys:
+        if key in item:
+            keyed.append((key, item[key]))
+        elif element_map is not None and element_map.defaults.get(key) is not None:
+            keyed.append((key, element_map.defaults[key]))
+    if not keyed:
+        shown = "[" + " ".join(_go_quote(k) for k in lst.keys) + "]"
+        raise ValueError(f"associative list with keys has an element that omits all key fields {shown} "
+                         "(and doesn't have default values for any key fields)")
+    keyed.sort(key=lambda kv: kv[0])
+    return keyed
+
+
+def _set_item(item: Any) -> None:
+    """Refuse an item an associative list without keys (a set) cannot hold, with smd's text (ValueError)."""
     if _is_map(item):
         raise ValueError("associative list without keys has an element that's a map type")
     if _is_list(item):
         raise ValueError("not supported: associative list with lists as elements")
     if item is None:
         raise ValueError("associative list without keys has an element that's an explicit null")
+
+
+def _item_identity(lst: _List, item: Any) -> Any:
+    """What tells an item of an associative list from the others (:func:`_item_element`'s identity), without its
+    text; raises ValueError with smd's text."""
+    if lst.keys:
+        return ("k", tuple((k, _canonical(v)) for k, v in _keyed(lst, item)))
+    _set_item(item)
+    return ("v", _canonical(item))
+
+
+def _item_element(lst: _List, item: Any) -> _PathElement:
+    """listItemToPathElement (the list is associative); raises ValueError with smd's text."""
+    if lst.keys:
+        keyed = _keyed(lst, item)
+        text = "[" + ",".join(f"{k}={_value_text(v)}" for k, v in keyed) + "]"
+        return _PathElement(text, ("k", tuple((k, _canonical(v)) for k, v in keyed)))
+    _set_item(item)
     return _PathElement(f"[={_value_text(item)}]", ("v", _canonical(item)))
 
 
@@ -495,7 +516,7 @@ def _valid(value: Any, ref: _Ref) -> bool:
         seen: set[Any] = set()
         for item in value:
             try:
-                identity = _item_element(atom.list, item).identity
+                identity = _item_identity(atom.list, item)
             except ValueError:
                 return False
             if identity in seen or not _valid(item, element):

@@ -36,10 +36,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from app.vap.decoding import kind_schema
+from app.vap.decoding import kind_schema, object_findings
 from app.vap.mutating.applyconfig import ObjectValue, check_type_names
 from app.vap.schemas import SchemaSet
-from app.vap.schemas.validate import check_object, render_path
+from app.vap.schemas.validate import render_path
 from app.vap.validation import _go_float, _go_json, _go_quote
 
 __all__ = [
@@ -638,7 +638,7 @@ def decode_patched(obj: Any, schemas: SchemaSet) -> None:
     schema = kind_schema(obj, schemas)
     if schema is None or schema.custom:
         return
-    findings = check_object(obj, schemas)
+    findings = object_findings(obj, schemas)  # (kept: the decoding after the mutation reads them again)
     marker = f"cannot be handled as a {schema.kind}: "
     for finding in findings:
         if marker in finding.message:

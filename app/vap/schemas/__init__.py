@@ -21,7 +21,7 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -122,6 +122,55 @@ class SchemaSet:
     def custom_key(self) -> str:
         """A key that changes whenever the pasted CRD schemas do."""
         return ",".join(sorted(s.key for s in self._custom.values()))
+
+
+# Which nodes of the built-in definitions lead to one of a set of definitions, by the schemas' Kubernetes version and
+# that set, then by node (kept with it, so that its id is not reused). Derived from the built-in definitions alone, it
+# depends on no scenario and stays loaded (bounded: a kind's root node is made for each lookup).
+_LEADS: dict[tuple[str, frozenset[str]], dict[int, tuple[Node, bool]]] = {}
+_LEADS_SIZE = 20_000
+
+
+def leads_to(schemas: SchemaSet, targets: frozenset[str]) -> Callable[[Node], bool]:
+    """A test of whether a value at a schema node may hold a value of one of the definitions ``targets``: the node, a
+    node inside it, or a definition they name (followed to any depth), is one of them. A walk looking for those
+    values passes over what leads to none."""
+    table = _LEADS.setdefault((schemas.version, targets), {})
+    definition = schemas.definition
+
+    def leads(node: Node) -> bool:
+        found = table.get(id(node))
+        if found is None or found[0] is not node:
+            if len(table) >= _LEADS_SIZE:
+                table.clear()
+            found = table[id(node)] = (node, _reaches(node, targets, definition))
+        return found[1]
+
+    return leads
+
+
+def _reaches(node: Any, targets: frozenset[str], definition: Callable[[str], Node | None]) -> bool:
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if not (current.__class__ is dict or isinstance(current, Mapping)) or id(current) in seen:
+            continue
+        seen.add(id(current))
+        ref = current.get("$ref")
+        if ref is not None:
+            if str(ref) in targets:
+                return True
+            stack.append(definition(str(ref)))
+        properties = current.get("properties")
+        if properties.__class__ is dict or isinstance(properties, Mapping):
+            stack.extend(properties.values())
+        stack.append(current.get("additionalProperties"))
+        stack.append(current.get("items"))
+        for combined in ("allOf", "anyOf", "oneOf"):
+            if isinstance(current.get(combined), list):
+                stack.extend(current[combined])
+    return False
 
 
 @lru_cache(maxsize=16)
