@@ -230,6 +230,7 @@ _COMPOSED_IN_C = 16 * 1024
 
 _STR_TAG = "tag:yaml.org,2002:str"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_VALUE_TAG = "tag:yaml.org,2002:value"
 
 
 def _count_composed(nodes: list[yaml.Node], usage: bounds.Usage, seen: set[int]) -> None:
@@ -282,12 +283,14 @@ def _build(
         if isinstance(node, yaml.ScalarNode):
             usage.string(node.value, line, column)
     if isinstance(node, yaml.MappingNode):
-        if seen is not None and any(key_node.tag == _MERGE_TAG for key_node, _ in node.value):
+        tags = {key_node.tag for key_node, _ in node.value}
+        merges = _MERGE_TAG in tags
+        if seen is not None and merges:
             # a merge key (<<): its nodes are counted as composed, before the merge below replaces them
             _count_composed([n for pair in node.value for n in pair], usage, seen)
             seen = None
-        merges = any(key_node.tag == _MERGE_TAG for key_node, _ in node.value)
-        constructor.flatten_mapping(node)
+        if merges or _VALUE_TAG in tags:  # (what flattening changes: merge keys, and "=" keys made strings)
+            constructor.flatten_mapping(node)
         out: dict[Any, Any] = {}
         for key_node, value_node in node.value:
             key = _build(key_node, constructor, path, {}, None, usage, seen)

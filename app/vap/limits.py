@@ -195,7 +195,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def clean_text(text: str) -> str:
     """Return the text with lone surrogates replaced by U+FFFD (pairs joined into their character)."""
-    if not _SURROGATE.search(text):
+    if text.isascii() or not _SURROGATE.search(text):
         return text
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 

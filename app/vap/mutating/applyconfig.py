@@ -491,32 +491,36 @@ def _validate(value: Any, ref: _Ref) -> list[_Error]:
 def _valid(value: Any, ref: _Ref) -> bool:
     """Whether :func:`_validate` finds nothing in a value, found without making its errors (the keys of a map in
     any order, no error text built): a value that passes is not walked again for the errors."""
-    atom = _deduce(ref.atom, value)
-    if atom.map is not None:
+    atom = ref.atom
+    scalar, of_list, of_map = atom.scalar, atom.list, atom.map
+    if (scalar is None) + (of_list is None) + (of_map is None) < 2:  # (of several kinds: the value's decides)
+        atom = _deduce(atom, value)
+        scalar, of_list, of_map = atom.scalar, atom.list, atom.map
+    if of_map is not None:
         if value is None:
             return True
-        if not _is_map(value):
+        if not (value.__class__ is dict or isinstance(value, Mapping)):
             return False
-        fields, element = atom.map.fields, atom.map.element
+        fields, element = of_map.fields, of_map.element
         for key, item in value.items():
             child = fields.get(key) or element
             if child is None or not _valid(item, child):
                 return False
         return True
-    if atom.scalar is not None:
-        return not _scalar_errors(atom.scalar, value)
-    if atom.list is not None:
+    if scalar is not None:
+        return value is None or _scalar_fits(scalar, value)
+    if of_list is not None:
         if value is None:
             return True
         if not _is_list(value):
             return False
-        element = atom.list.element
-        if atom.list.relationship != _ASSOCIATIVE:
+        element = of_list.element
+        if of_list.relationship != _ASSOCIATIVE:
             return all(_valid(item, element) for item in value)
         seen: set[Any] = set()
         for item in value:
             try:
-                identity = _item_identity(atom.list, item)
+                identity = _item_identity(of_list, item)
             except ValueError:
                 return False
             if identity in seen or not _valid(item, element):
@@ -524,6 +528,19 @@ def _valid(value: Any, ref: _Ref) -> bool:
             seen.add(identity)
         return True
     return False
+
+
+def _scalar_fits(kind: str, value: Any) -> bool:
+    """Whether :func:`_scalar_errors` finds nothing in a value that is not null."""
+    if kind == _STRING:
+        return value.__class__ is str or isinstance(value, str)
+    if kind == _NUMERIC:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if kind == _BOOLEAN:
+        return isinstance(value, bool)
+    if kind == _UNTYPED:
+        return _is_scalar(value)
+    return True
 
 
 def _errors(value: Any, ref: _Ref) -> list[_Error]:
