@@ -87,6 +87,7 @@ _PLAIN = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
 _ESCAPABLE = re.compile(r"^[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*$")
 
 
+@lru_cache(maxsize=4096)  # (a pure function of the name; the built-in schemas' names are met over and over)
 def escape(name: str) -> str | None:
     """Escape a property name into a CEL identifier as the apiserver does; None if it cannot be."""
     if not name or name[0].isdigit():
