@@ -7,12 +7,9 @@ response lists them per stage, so that a user sees where each field of the admit
 
 from __future__ import annotations
 
-import marshal
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-
-from . import fast
 
 Path = tuple[str | int, ...]
 
@@ -64,24 +61,11 @@ def differences(before: Any, after: Any, path: Path = ()) -> list[tuple[str, Pat
     mappings are compared key by key (keys in ``after``'s order, then removed ones), lists of the same
     length item by item, a list whose length changed as a whole unless items were only appended."""
     found: list[tuple[str, Path, Any, Any]] = []
-    _differ(before, after, path, found.append, fast.on)
+    _differ(before, after, path, found.append)
     return found
 
 
-def _same(before: Any, after: Any) -> bool:
-    """Whether two mappings or lists are equal and written alike by marshal (then they hold the same keys, items and
-    values, of the same types: nothing differs inside them), found in C instead of by the walk below."""
-    if before != after:
-        return False
-    try:  # (version 2: no references to objects written before, no mark of interned strings, both of which depend
-        # on where the values came from, not on what they are)
-        return marshal.dumps(before, 2) == marshal.dumps(after, 2)
-    except ValueError:  # (not plain JSON, or nested beyond marshal's depth: walked)
-        return False
-
-
-def _differ(before: Any, after: Any, path: Path, found: Callable[[tuple[str, Path, Any, Any]], None],
-            quick: bool) -> None:
+def _differ(before: Any, after: Any, path: Path, found: Callable[[tuple[str, Path, Any, Any]], None]) -> None:
     if before is after:
         return
     if before.__class__ is dict and after.__class__ is dict or isinstance(before, dict) and isinstance(after, dict):
@@ -90,9 +74,8 @@ def _differ(before: Any, after: Any, path: Path, found: Callable[[tuple[str, Pat
                 found((ADD, (*path, key), None, value))
             else:
                 old = before[key]
-                if old is not value and not (quick and (old.__class__ is dict or old.__class__ is list)
-                                             and old.__class__ is value.__class__ and _same(old, value)):
-                    _differ(old, value, (*path, key), found, quick)
+                if old is not value:
+                    _differ(old, value, (*path, key), found)
         for key, value in before.items():
             if key not in after:
                 found((REMOVE, (*path, key), value, None))
@@ -101,10 +84,7 @@ def _differ(before: Any, after: Any, path: Path, found: Callable[[tuple[str, Pat
         if len(after) >= len(before):
             for index, value in enumerate(after):
                 if index < len(before):
-                    old = before[index]
-                    if old is not value and not (quick and (old.__class__ is dict or old.__class__ is list)
-                                                 and old.__class__ is value.__class__ and _same(old, value)):
-                        _differ(old, value, (*path, index), found, quick)
+                    _differ(before[index], value, (*path, index), found)
                 else:
                     found((ADD, (*path, index), None, value))
             return
