@@ -6,6 +6,7 @@ Table tests after k8s.io/apiserver/pkg/admission/plugin/policy/validating/typech
 
 from __future__ import annotations
 
+import contextlib
 import copy
 
 import pytest
@@ -1072,3 +1073,74 @@ def test_a_root_the_scenario_s_texts_do_not_name_is_checked_where_it_is_declared
     typecheck.clear_cache()
     assert [(k, c, m) for _, k, _, c, m in _issues(result)] == [
         ("apps/v1, Kind=Deployment", 43, "undefined field 'replicaz'")]
+
+
+def _patching(expression: str) -> str:
+    return f"""apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {{name: p}}
+spec:
+  matchConstraints:
+    resourceRules: [{{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}}]
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: >
+        {expression}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {{name: p}}
+spec: {{policyName: p}}
+"""
+
+
+MUTATION_TYPE_CHECKS = [
+    ('[JSONPatch{op: "test", path: "/spec/replicas", value: object.spec.replicaz}]',
+     [(12, 74, "type checking against apps/v1, Kind=Deployment: undefined field 'replicaz'")]),
+    ('[JSONPatch{op: "add", path: "/metadata/labels/x", value: object.spec.replicas + "x"}, '
+     'JSONPatch{op: "add", path: "/spec/paused", value: true}]',
+     [(12, 87, "type checking against apps/v1, Kind=Deployment: found no matching overload for '_+_' applied to "
+               "'(int, string)'")]),
+    ('[JSONPatch{op: "add", path: "/metadata/annotations", value: {"names": object.spec.template.spec.containers'
+     '.map(c, c.nam).join(",")}}]',
+     [(12, 124, "type checking against apps/v1, Kind=Deployment: undefined field 'nam'")]),
+    ('[JSONPatch{op: "test", path: "/spec/replicas", value: object.spec.replicas}, '
+     'JSONPatch{op: "replace", path: "/spec/paused", value: !object.spec.paused}]', []),
+]
+
+
+@pytest.mark.parametrize(("expression", "warnings"), MUTATION_TYPE_CHECKS)
+def test_a_mutation_is_type_checked_against_the_kind_it_patches(expression, warnings):
+    # Each part of a literal of JSONPatch or Object initialisers that reads the object is checked against the
+    # kind's schema on its own; the warnings are those of checking the whole, which the switch off makes.
+    from app.vap import fast
+
+    body = {**payload_from(examples.get("mutation-then-validation").form()), "policy": _patching(expression)}
+    found = []
+    for plain in (False, True):
+        with fast.plain() if plain else contextlib.nullcontext():
+            fast.clear()
+            problems = vap.evaluate(body)["problems"]
+        found.append([(p["line"], p["column"], p["message"]) for p in problems if p["pane"] == "policy"])
+    assert found[0] == found[1] == warnings
+
+
+def test_a_long_patch_reading_one_field_is_type_checked_on_that_field(monkeypatch):
+    from app.vap import fast
+
+    fast.clear()
+    compiled: list[str] = []
+    original = cel._engine_compile
+    monkeypatch.setattr(cel, "_engine_compile", lambda env, text: compiled.append(text) or original(env, text))
+    expression = ('[JSONPatch{op: "test", path: "/spec/replicas", value: object.spec.replicas}, '
+                  'JSONPatch{op: "add", path: "/metadata/labels", value: {"x": "y"}}, '
+                  + ", ".join(f'JSONPatch{{op: "add", path: "/metadata/labels/l{i}", value: "v{i}"}}'
+                              for i in range(6)) + "]")
+    body = {**payload_from(examples.get("mutation-then-validation").form()), "policy": _patching(expression)}
+    response = vap.evaluate(body)
+    assert response["object"]["metadata"]["labels"]["l5"] == "v5"
+    typed = [text for text in compiled if "__playground_typed" in text and "JSONPatch" not in text]
+    assert "__playground_typed0_object.spec.replicas" in [text.strip() for text in typed]
+    assert not [text for text in compiled if "__playground_typed" in text and "JSONPatch" in text]

@@ -238,11 +238,26 @@ def _check_site(expression: str, kind: str, typed: cel.Declarations, plain: cel.
     the check where those roots are dyn is the same check: it is used when it passes, which spares
     building an environment over the kind's types for expressions that do not read the object."""
     # the roots typed from schemas (request, namespaceObject and authorizer are typed alike everywhere)
-    if plain is not None and not cel.mentions(expression, "object", "oldObject", "params"):
+    if plain is not None and not cel.mentions(expression, *_SCHEMA_ROOTS):
         compiled = cel.check_expression(expression, kind, plain, evaluated_version=True)
         if compiled.error is None:
             return compiled
+    elif plain is not None and kind == cel.MUTATION and fast.on:
+        # A mutation's literal of initialisers adds nothing to the types of what it holds: when the whole checks
+        # where those roots are dyn, and each of its parts that names one checks typed, the whole checks typed too
+        # (a long JSONPatch reading one field of the object is not compiled again for that field). Any issue: the
+        # whole is checked typed, for the issues as that check words and places them.
+        pieces = expressions.parts(expression)
+        if pieces is not None:
+            compiled = cel.check_expression(expression, kind, plain, evaluated_version=True)
+            if compiled.error is None and all(
+                    cel.check_expression(piece, kind, typed, evaluated_version=True).error is None
+                    for piece in pieces if cel.mentions(piece, *_SCHEMA_ROOTS)):
+                return compiled
     return cel.check_expression(expression, kind, typed, evaluated_version=True)
+
+
+_SCHEMA_ROOTS = ("object", "oldObject", "params")
 
 
 def _compile_all(spec: Mapping[str, Any], version: str, roots: TypedRoots,

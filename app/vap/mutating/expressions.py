@@ -17,7 +17,7 @@ patch operations by :func:`objects`. A compile error is reported at its place in
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -151,6 +151,90 @@ def rewrite(expression: str) -> Rewritten:
     if last_end < len(expression):
         emit(expression[last_end:], last_end, True)
     return Rewritten("".join(out), tuple(pieces), tuple(unknown))
+
+
+_OPEN, _CLOSE = "([{", ")]}"
+
+
+def parts(text: str) -> list[str] | None:
+    """The sub-expressions of a rewritten mutation text that its list literals of initialisers and its initialisers
+    hold (the value of each field, each element), descending into those that are themselves such literals; None when
+    the text is neither. Each part is typed on its own: a literal of initialisers adds nothing to their types (its
+    elements are all of the type their initialisers name, a field is any value), so a check of the text finds an
+    issue only where a check of one of its parts does. An initialiser with an optional field (``?name:``, whose value
+    must be optional where it stands) is a part whole."""
+    tokens = _tokens(text)
+    found: list[str] = []
+    if not tokens or not _literal(text, tokens, 0, len(tokens), found):
+        return None
+    return found
+
+
+def _literal(text: str, tokens: list[_Token], start: int, end: int, found: list[str]) -> bool:
+    """Add the parts of ``tokens[start:end]`` if it is a list of initialisers or an initialiser; False otherwise."""
+    first, last = tokens[start].text, tokens[end - 1].text
+    if end - start < 2 or _match(tokens, start) != end - 1:
+        return False
+    items = _split(tokens, start + 1, end - 1)
+    if first == "[" and last == "]":
+        inner: list[str] = []
+        if not all(_initialiser(tokens, a, b) and _literal(text, tokens, a, b, inner) for a, b in items):
+            return False
+        found += inner
+        return True
+    if first != "{" or not _initialiser(tokens, start, end):
+        return False
+    for a, _ in items[1:]:  # (the first entry names the type)
+        if tokens[a].text == "?":
+            found.append(text[tokens[start].start:tokens[end - 1].start + 1])
+            return True
+    for a, b in items[1:]:
+        value = a + 2  # key, ":", value
+        if value >= b or tokens[a + 1].text != ":":
+            return False
+        if not _literal(text, tokens, value, b, found):
+            found.append(text[tokens[value].start:tokens[b - 1].start + len(tokens[b - 1].text)])
+    return True
+
+
+def _initialiser(tokens: list[_Token], start: int, end: int) -> bool:
+    return end - start > 3 and tokens[start].text == "{" and tokens[start + 1].kind == "string" \
+        and tokens[start + 1].text[1:-1] == TYPE_KEY and tokens[start + 2].text == ":"
+
+
+def _match(tokens: list[_Token], start: int) -> int:
+    """The index of the bracket closing the one at ``start`` (-1 when none)."""
+    for i, text, depth in _punctuation(tokens, start, len(tokens)):
+        if depth == 0 and text in _CLOSE:
+            return i
+    return -1
+
+
+def _split(tokens: list[_Token], start: int, end: int) -> list[tuple[int, int]]:
+    """The comma-separated items of ``tokens[start:end]`` (a trailing comma ends none)."""
+    items, begin = [], start
+    for i, text, depth in _punctuation(tokens, start, end):
+        if depth == 0 and text == ",":
+            items.append((begin, i))
+            begin = i + 1
+    if begin < end:
+        items.append((begin, end))
+    return items
+
+
+def _punctuation(tokens: list[_Token], start: int, end: int) -> Iterator[tuple[int, str, int]]:
+    """Each punctuation token of ``tokens[start:end]`` with the depth of brackets it is at (a closing bracket at the
+    depth of the one it closes)."""
+    depth = 0
+    for i in range(start, end):
+        t = tokens[i]
+        if t.kind != "other":
+            continue
+        if t.text in _CLOSE:
+            depth -= 1
+        yield i, t.text, depth
+        if t.text in _OPEN:
+            depth += 1
 
 
 def _quote(text: str) -> str:
