@@ -236,7 +236,10 @@ def with_zero(obj: Any, zero: Mapping[str, Any]) -> Any:
 
 
 def _element_order(element: str) -> tuple[int, str]:
-    return ({"f": 0, "k": 1, "v": 2, "i": 3}.get(element[:1], 4), element)
+    return (_ELEMENT_KINDS.get(element[:1], 4), element)
+
+
+_ELEMENT_KINDS = {"f": 0, "k": 1, "v": 2, "i": 3}  # fields, then keyed items, values, indices
 
 
 def to_fields_v1(paths: Iterable[Path]) -> dict[str, Any]:
