@@ -254,6 +254,19 @@ def _count_composed(nodes: list[yaml.Node], usage: bounds.Usage, seen: set[int])
             stack.extend(current.value)
 
 
+def _count_key(node: yaml.ScalarNode, depth: int, usage: bounds.Usage, seen: set[int] | None) -> None:
+    """Count a mapping's string key against the bounds as :func:`_build` counts a value."""
+    mark = node.start_mark
+    line, column = mark.line + 1, mark.column + 1
+    if seen is not None:
+        if id(node) in seen:
+            usage.alias(line, column)
+        else:
+            seen.add(id(node))
+            usage.compose(line, column)
+    usage.value(line, column, depth, node.value)
+
+
 def _build(
     node: yaml.Node,
     constructor: _Loader,
@@ -278,10 +291,7 @@ def _build(
             else:
                 seen.add(id(node))
                 usage.compose(line, column)
-        usage.node(line, column)
-        usage.depth(len(path) + 1, line, column)
-        if isinstance(node, yaml.ScalarNode):
-            usage.string(node.value, line, column)
+        usage.value(line, column, len(path) + 1, node.value if node.__class__ is yaml.ScalarNode else None)
     if isinstance(node, yaml.MappingNode):
         tags = {key_node.tag for key_node, _ in node.value}
         merges = _MERGE_TAG in tags
@@ -293,14 +303,19 @@ def _build(
             constructor.flatten_mapping(node)
         out: dict[Any, Any] = {}
         for key_node, value_node in node.value:
-            key = _build(key_node, constructor, path, {}, None, usage, seen)
-            if isinstance(key, (dict, list)):
-                raise yaml.constructor.ConstructorError(
-                    None, None, "a mapping key must be a string", key_node.start_mark
-                )
+            if key_node.__class__ is yaml.ScalarNode and key_node.tag == _STR_TAG:  # (a key as most are: its text)
+                if usage is not None:
+                    _count_key(key_node, len(path) + 1, usage, seen)
+                key = name = bounds.clean_text(key_node.value)
+            else:
+                key = _build(key_node, constructor, path, {}, None, usage, seen)
+                if isinstance(key, (dict, list)):
+                    raise yaml.constructor.ConstructorError(
+                        None, None, "a mapping key must be a string", key_node.start_mark
+                    )
+                name = bounds.clean_text(str(key))
             child = (*path, str(key))
             positions[child] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-            name = bounds.clean_text(str(key))
             if duplicates is not None and name in out and not merges:
                 duplicates.append(Duplicate(child, key, value_node.start_mark.line + 1, key_node.start_mark.column + 1))
             out[name] = _build(value_node, constructor, child, positions, values, usage, seen, duplicates)
