@@ -575,15 +575,19 @@ def _find_atomics(value: Any, ref: _Ref, path: str) -> list[str]:
 _NONE: Any = object()  # no value at all on one side (Go's nil value.Value)
 
 
-def _merge(lhs: Any, rhs: Any, ref: _Ref) -> tuple[Any, list[_Error]]:
+def _merge(lhs: Any, rhs: Any, ref: _Ref, valid: bool = False) -> tuple[Any, list[_Error]]:
+    """``rhs`` merged into ``lhs``, and the errors. ``valid``: ``lhs`` passed :func:`_validate`, so a part of it the
+    configuration does not touch comes out as it is (the walk would give an equal copy): it is kept, not walked."""
+    if rhs is _NONE and valid:
+        return lhs, []
     atom = ref.atom
     left, right = _deduce(atom, lhs), _deduce(atom, rhs)
     if rhs is _NONE:
-        return _merge_atom(left, lhs, rhs, ref)
+        return _merge_atom(left, lhs, rhs, ref, valid)
     if lhs is _NONE or (left.scalar == right.scalar and left.list is right.list and left.map is right.map):
-        return _merge_atom(right, lhs, rhs, ref)
-    _, errors = _merge_atom(left, lhs, rhs, ref)
-    out, more = _merge_atom(right, lhs, rhs, ref)
+        return _merge_atom(right, lhs, rhs, ref, valid)
+    _, errors = _merge_atom(left, lhs, rhs, ref, valid)
+    out, more = _merge_atom(right, lhs, rhs, ref, valid)
     return out, errors + more
 
 
@@ -591,9 +595,9 @@ def _leaf(lhs: Any, rhs: Any) -> Any:
     return rhs if rhs is not _NONE else lhs
 
 
-def _merge_atom(atom: _Atom, lhs: Any, rhs: Any, ref: _Ref) -> tuple[Any, list[_Error]]:
+def _merge_atom(atom: _Atom, lhs: Any, rhs: Any, ref: _Ref, valid: bool) -> tuple[Any, list[_Error]]:
     if atom.map is not None:
-        return _merge_map(atom.map, lhs, rhs)
+        return _merge_map(atom.map, lhs, rhs, valid)
     if atom.scalar is not None:
         left = _scalar_errors(atom.scalar, None if lhs is _NONE else lhs, "lhs: ")
         right = _scalar_errors(atom.scalar, None if rhs is _NONE else rhs, "rhs: ")
@@ -601,12 +605,12 @@ def _merge_atom(atom: _Atom, lhs: Any, rhs: Any, ref: _Ref) -> tuple[Any, list[_
             return _NONE, left + right
         return _leaf(lhs, rhs), []
     if atom.list is not None:
-        return _merge_list(atom.list, lhs, rhs)
+        return _merge_list(atom.list, lhs, rhs, valid)
     name = f"named type: {ref.name}" if ref.name else "inlined"
     return _NONE, [_Error("", f"schema error: invalid atom: {name}")]
 
 
-def _merge_map(m: _Map, lhs: Any, rhs: Any) -> tuple[Any, list[_Error]]:
+def _merge_map(m: _Map, lhs: Any, rhs: Any, valid: bool) -> tuple[Any, list[_Error]]:
     left = lhs if _is_map(lhs) else None
     right = rhs if _is_map(rhs) else None
     if m.relationship == _ATOMIC or (not left and not right):
@@ -616,7 +620,7 @@ def _merge_map(m: _Map, lhs: Any, rhs: Any) -> tuple[Any, list[_Error]]:
     keys = list(left or {}) + [k for k in (right or {}) if k not in (left or {})]
     for key in keys:
         child = m.fields.get(key) or m.element or _EMPTY
-        merged, errs = _merge((left or {}).get(key, _NONE), (right or {}).get(key, _NONE), child)
+        merged, errs = _merge((left or {}).get(key, _NONE), (right or {}).get(key, _NONE), child, valid)
         errors += _prefixed(errs, "." + key)
         if merged is not _NONE:
             out[key] = merged
@@ -645,7 +649,7 @@ def _index(lst: _List, items: list[Any], allow_duplicates: bool) -> tuple[list[_
     return elements, observed, errors
 
 
-def _merge_list(lst: _List, lhs: Any, rhs: Any) -> tuple[Any, list[_Error]]:
+def _merge_list(lst: _List, lhs: Any, rhs: Any, valid: bool) -> tuple[Any, list[_Error]]:
     left = list(lhs) if _is_list(lhs) else None
     right = list(rhs) if _is_list(rhs) else None
     if lst.relationship == _ATOMIC or (not left and not right):
@@ -661,7 +665,7 @@ def _merge_list(lst: _List, lhs: Any, rhs: Any) -> tuple[Any, list[_Error]]:
     out: list[Any] = []
 
     def take(lchild: Any, rchild: Any) -> None:
-        merged, _ = _merge(lchild, rchild, lst.element)  # smd drops the errors of single items
+        merged, _ = _merge(lchild, rchild, lst.element, valid)  # smd drops the errors of single items
         if merged is not _NONE:
             out.append(merged)
 
@@ -739,7 +743,7 @@ def merge_apply_configuration(obj: Mapping[str, Any], patch: Mapping[str, Any], 
                                + ", ".join(atomics))
     if errors := _errors(dict(obj), root):
         raise ApplyConfigError("failed to convert original object to typed object: " + _errors_text(errors))
-    merged, errors = _merge(dict(obj), patch, root)
+    merged, errors = _merge(dict(obj), patch, root, fast.on)  # (the object was found valid above)
     if errors:
         raise ApplyConfigError("failed to merge patch: " + _errors_text(errors))
     return merged if isinstance(merged, dict) else {}
