@@ -41,6 +41,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from .. import fast
 from ..cel.library.errors import LibraryError
 from ..cel.library.quantity import Dec, parse_quantity
 from . import Context, Version, defaults
@@ -213,6 +214,14 @@ def _quantity(value: Any) -> tuple[Dec, str] | None:
     text = _quantity_text(value)
     if not text:
         return None
+    return _parsed(text)
+
+
+@fast.memo(512)
+def _parsed(text: str) -> tuple[Dec, str] | None:
+    """:func:`_quantity` of a quantity's text, parsed once per text while the fast paths keep it (every quantity of
+    a pod is read by its defaulting functions, by the typed decoding and again after each mutation; the values are
+    never changed)."""
     try:
         dec = parse_quantity(text)
     except (LibraryError, ValueError):
