@@ -976,3 +976,26 @@ def test_a_number_of_another_type_is_a_difference_inside_equal_values():
 
     assert differences({"a": {"b": [1, True]}}, {"a": {"b": [1.0, 1]}}) == [
         ("replace", ("a", "b", 0), 1, 1.0), ("replace", ("a", "b", 1), True, 1)]
+
+
+def test_a_long_text_is_read_each_time_and_never_kept():
+    # Readings kept by text (a quantity's, a property name's escape) keep short texts only: a scenario's long strings
+    # (up to 256 KB each) would otherwise stay in memory after it.
+    from app.vap.defaulting import core_v1, typed
+    from app.vap.schemas import decltypes
+
+    fast.clear()
+    long = "1" + "0" * 200
+    assert core_v1._quantity(long) is not None and core_v1._quantity("250m") is not None
+    assert core_v1._kept_parse.cache_info().currsize == 1
+    kept_names = decltypes._escaped.cache_info().currsize
+    assert decltypes.escape("a-" * 100) == "a__dash__" * 100
+    assert decltypes._escaped.cache_info().currsize == kept_names
+    pod = {"apiVersion": "v1", "kind": "Pod", "spec": {"containers": [
+        {"name": "c", "resources": {"limits": {"cpu": "x" + long, "memory": "1024Mi"}}}]}}
+    from app.vap.schemas import schema_set
+
+    schemas = schema_set("1.36")
+    out, _ = typed.canonical_quantities(pod, schemas.kind("", "v1", "Pod").root, schemas)
+    assert out["spec"]["containers"][0]["resources"]["limits"] == {"cpu": "x" + long, "memory": "1Gi"}
+    assert typed._canonical_text.cache_info().currsize == 1  # (the memory's text only)

@@ -214,14 +214,14 @@ def _quantity(value: Any) -> tuple[Dec, str] | None:
     text = _quantity_text(value)
     if not text:
         return None
-    return _parsed(text)
+    # (a quantity's text is short: a longer text is read each time, never kept)
+    return _kept_parse(text) if len(text) <= QUANTITY_TEXT_KEPT else _parse(text)
 
 
-@fast.memo(512)
-def _parsed(text: str) -> tuple[Dec, str] | None:
-    """:func:`_quantity` of a quantity's text, parsed once per text while the fast paths keep it (every quantity of
-    a pod is read by its defaulting functions, by the typed decoding and again after each mutation; the values are
-    never changed)."""
+QUANTITY_TEXT_KEPT = 64  # the longest text whose reading is kept
+
+
+def _parse(text: str) -> tuple[Dec, str] | None:
     try:
         dec = parse_quantity(text)
     except (LibraryError, ValueError):
@@ -234,6 +234,11 @@ def _parsed(text: str) -> tuple[Dec, str] | None:
     else:
         form = DECIMAL_SI
     return dec, form
+
+
+# a quantity's text read once while the fast paths keep it: every quantity of a pod is read by its defaulting
+# functions, by the typed decoding and again after each mutation (the values are never changed)
+_kept_parse = fast.memo(512, name="core_v1.quantities")(_parse)
 
 
 def canonical_quantity(dec: Dec, form: str) -> str:

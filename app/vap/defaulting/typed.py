@@ -27,8 +27,8 @@ from .. import fast
 from ..changes import REPLACE, Change
 from ..schemas import SchemaSet, leads_to
 from . import Context, Registered
+from .core_v1 import QUANTITY_TEXT_KEPT, canonical_quantity
 from .core_v1 import _quantity as quantity_form
-from .core_v1 import canonical_quantity
 
 REGISTRY: dict[str, list[Registered]] = {}
 STAGE = "decoding"
@@ -263,7 +263,8 @@ def _canonical(value: Any, node: Mapping[str, Any], schemas: SchemaSet, path: tu
         node = schemas.definition(definition) or {}
         seen += 1
     if definition == QUANTITY:
-        text = _canonical_text(value.__class__, value) if value.__class__ in _TEXTS else _written(value)
+        text = _canonical_text(value.__class__, value) if value.__class__ in _TEXTS \
+            and (value.__class__ is not str or len(value) <= QUANTITY_TEXT_KEPT) else _written(value)
         if text is None or text == value:
             return value
         made.append(Change(QUANTITY_STAGE, path, REPLACE, value, text))

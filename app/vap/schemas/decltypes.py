@@ -87,9 +87,13 @@ _PLAIN = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
 _ESCAPABLE = re.compile(r"^[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*$")
 
 
-@lru_cache(maxsize=4096)  # (a pure function of the name; the built-in schemas' names are met over and over)
 def escape(name: str) -> str | None:
-    """Escape a property name into a CEL identifier as the apiserver does; None if it cannot be."""
+    """Escape a property name into a CEL identifier as the apiserver does; None if it cannot be (worked out once per
+    name of up to 128 characters: the built-in schemas' names are met over and over)."""
+    return _escaped(name) if len(name) <= 128 else _escape(name)
+
+
+def _escape(name: str) -> str | None:
     if not name or name[0].isdigit():
         return None
     if name in RESERVED:
@@ -101,6 +105,9 @@ def escape(name: str) -> str | None:
     out = re.sub(r"__|[-./]", lambda m: {"__": "__underscores__", ".": "__dot__", "-": "__dash__",
                                            "/": "__slash__"}[m.group(0)], name)
     return out
+
+
+_escaped = lru_cache(maxsize=4096)(_escape)
 
 
 # --------------------------------------------------------------------------------------------
