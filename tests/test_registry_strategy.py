@@ -981,3 +981,11 @@ def test_update_from_external_name_allocates() -> None:
     out = run(_service({}), old=stored)
     assert out["object"]["spec"]["clusterIP"].startswith("10.")
     assert [n for n in out["notes"] if "clusterIP" in n and "generated" in n]
+
+
+def test_the_fields_a_strategy_resets_are_cut_with_everything_under_them():
+    paths = {("f:status",), ("f:status", "f:phase"), ("f:spec", "f:replicas"), ("f:statusx",), ("f:spec",)}
+    assert fieldsets.without(paths, [("f:status",)]) == {("f:spec", "f:replicas"), ("f:statusx",), ("f:spec",)}
+    assert fieldsets.without(paths, [("f:spec", "f:replicas")]) == paths - {("f:spec", "f:replicas")}
+    assert fieldsets.without(paths, [("f:status",), ("f:spec",)]) == {("f:statusx",)}
+    assert fieldsets.without(paths, []) == paths
