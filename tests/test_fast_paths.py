@@ -998,4 +998,4 @@ def test_a_long_text_is_read_each_time_and_never_kept():
     schemas = schema_set("1.36")
     out, _ = typed.canonical_quantities(pod, schemas.kind("", "v1", "Pod").root, schemas)
     assert out["spec"]["containers"][0]["resources"]["limits"] == {"cpu": "x" + long, "memory": "1Gi"}
-    assert typed._canonical_text.cache_info().currsize == 1  # (the memory's text only)
+    assert core_v1._kept_parse.cache_info().currsize == 2  # ("250m" above, and the memory's text only)

@@ -27,8 +27,8 @@ from .. import fast
 from ..changes import REPLACE, Change
 from ..schemas import SchemaSet, leads_to
 from . import Context, Registered
-from .core_v1 import QUANTITY_TEXT_KEPT, canonical_quantity
 from .core_v1 import _quantity as quantity_form
+from .core_v1 import canonical_quantity
 
 REGISTRY: dict[str, list[Registered]] = {}
 STAGE = "decoding"
@@ -237,19 +237,10 @@ _QUANTITIES = frozenset({QUANTITY})
 
 
 def _written(value: Any) -> str | None:
-    """A quantity as resource.Quantity serialises it, None when it is not one."""
+    """A quantity as resource.Quantity serialises it, None when it is not one (its text is parsed once: see
+    :func:`app.vap.defaulting.core_v1._quantity`)."""
     parsed = quantity_form(value)
     return canonical_quantity(*parsed) if parsed is not None else None
-
-
-@fast.memo(256)
-def _canonical_text(kind: type, value: Any) -> str | None:
-    """:func:`_written` of a string or number, worked out once per value (and type: ``1`` and ``1.0`` are written
-    apart) while the fast paths keep it."""
-    return _written(value)
-
-
-_TEXTS = (str, int, float)
 
 
 def _canonical(value: Any, node: Mapping[str, Any], schemas: SchemaSet, path: tuple[Any, ...],
@@ -263,8 +254,7 @@ def _canonical(value: Any, node: Mapping[str, Any], schemas: SchemaSet, path: tu
         node = schemas.definition(definition) or {}
         seen += 1
     if definition == QUANTITY:
-        text = _canonical_text(value.__class__, value) if value.__class__ in _TEXTS \
-            and (value.__class__ is not str or len(value) <= QUANTITY_TEXT_KEPT) else _written(value)
+        text = _written(value)
         if text is None or text == value:
             return value
         made.append(Change(QUANTITY_STAGE, path, REPLACE, value, text))

@@ -491,15 +491,12 @@ def _validate(value: Any, ref: _Ref) -> list[_Error]:
 def _valid(value: Any, ref: _Ref) -> bool:
     """Whether :func:`_validate` finds nothing in a value, found without making its errors (the keys of a map in
     any order, no error text built): a value that passes is not walked again for the errors."""
-    atom = ref.atom
+    atom = _deduce(ref.atom, value)
     scalar, of_list, of_map = atom.scalar, atom.list, atom.map
-    if (scalar is None) + (of_list is None) + (of_map is None) < 2:  # (of several kinds: the value's decides)
-        atom = _deduce(atom, value)
-        scalar, of_list, of_map = atom.scalar, atom.list, atom.map
     if of_map is not None:
         if value is None:
             return True
-        if not (value.__class__ is dict or isinstance(value, Mapping)):
+        if not _is_map(value):
             return False
         fields, element = of_map.fields, of_map.element
         for key, item in value.items():
@@ -508,7 +505,7 @@ def _valid(value: Any, ref: _Ref) -> bool:
                 return False
         return True
     if scalar is not None:
-        return value is None or _scalar_fits(scalar, value)
+        return not _scalar_errors(scalar, value)  # (no text is made for a value that fits)
     if of_list is not None:
         if value is None:
             return True
@@ -528,19 +525,6 @@ def _valid(value: Any, ref: _Ref) -> bool:
             seen.add(identity)
         return True
     return False
-
-
-def _scalar_fits(kind: str, value: Any) -> bool:
-    """Whether :func:`_scalar_errors` finds nothing in a value that is not null."""
-    if kind == _STRING:
-        return value.__class__ is str or isinstance(value, str)
-    if kind == _NUMERIC:
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    if kind == _BOOLEAN:
-        return isinstance(value, bool)
-    if kind == _UNTYPED:
-        return _is_scalar(value)
-    return True
 
 
 def _errors(value: Any, ref: _Ref) -> list[_Error]:
