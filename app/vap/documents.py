@@ -254,17 +254,20 @@ def _count_composed(nodes: list[yaml.Node], usage: bounds.Usage, seen: set[int])
             stack.extend(current.value)
 
 
-def _count_key(node: yaml.ScalarNode, depth: int, usage: bounds.Usage, seen: set[int] | None) -> None:
-    """Count a mapping's string key against the bounds as :func:`_build` counts a value."""
+def _count(node: yaml.Node, depth: int, usage: bounds.Usage, seen: set[int] | None) -> set[int] | None:
+    """Count a value against the bounds as it is built (see :func:`_build`); return ``seen`` for the nodes inside
+    it (None when it is an alias, whose nodes were counted where it was first used)."""
     mark = node.start_mark
     line, column = mark.line + 1, mark.column + 1
     if seen is not None:
         if id(node) in seen:
             usage.alias(line, column)
+            seen = None
         else:
             seen.add(id(node))
             usage.compose(line, column)
-    usage.value(line, column, depth, node.value)
+    usage.value(line, column, depth, node.value if node.__class__ is yaml.ScalarNode else None)
+    return seen
 
 
 def _build(
@@ -282,16 +285,7 @@ def _build(
     each further reference to one (an alias) as an alias, whose value is then built without counting its
     nodes again. ``duplicates`` collects the keys a mapping gives twice (not those a merge key brings)."""
     if usage is not None:  # aliases are expanded here: count every value built, and its depth
-        mark = node.start_mark
-        line, column = mark.line + 1, mark.column + 1
-        if seen is not None:
-            if id(node) in seen:
-                usage.alias(line, column)
-                seen = None  # (its nodes were counted where it was first used)
-            else:
-                seen.add(id(node))
-                usage.compose(line, column)
-        usage.value(line, column, len(path) + 1, node.value if node.__class__ is yaml.ScalarNode else None)
+        seen = _count(node, len(path) + 1, usage, seen)
     if isinstance(node, yaml.MappingNode):
         tags = {key_node.tag for key_node, _ in node.value}
         merges = _MERGE_TAG in tags
@@ -305,7 +299,7 @@ def _build(
         for key_node, value_node in node.value:
             if key_node.__class__ is yaml.ScalarNode and key_node.tag == _STR_TAG:  # (a key as most are: its text)
                 if usage is not None:
-                    _count_key(key_node, len(path) + 1, usage, seen)
+                    _count(key_node, len(path) + 1, usage, seen)
                 key = name = bounds.clean_text(key_node.value)
             else:
                 key = _build(key_node, constructor, path, {}, None, usage, seen)
