@@ -145,10 +145,8 @@ class Usage:
     def value(self, line: int, column: int, depth: int, text: str | None) -> None:
         """Count a value as it is built, at its depth, with its text when it is a scalar: :meth:`node`,
         :meth:`depth` and :meth:`string` in one call."""
-        self.nodes += 1
+        self.node(line, column)
         limits = self.limits
-        if self.nodes > limits.max_nodes:
-            raise self._too_many_nodes(line, column)
         if depth > limits.max_depth:
             self.depth(depth, line, column)
         if text is not None and len(text) > limits.max_string_length:
