@@ -218,7 +218,8 @@ def _decode(obj: Any, schemas: SchemaSet, version: tuple[int, int]) -> Decoded:
         made.extend(added)
         value, canonical = typed.canonical_quantities(value, schema.root, schemas)
         made.extend(canonical)
-        value, defaulted = defaulting.apply(value, schema, schemas, version)
+        # (the typed decoding's copy, with the containers canonical_quantities made new: the walk's own)
+        value, defaulted = defaulting.apply(value, schema, schemas, version, owned=True)
     made.extend(defaulted)
     return Decoded(value, tuple(unknown), None, tuple(made))
 

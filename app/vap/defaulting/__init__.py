@@ -78,11 +78,12 @@ def registered(definition: str) -> list[Registered]:
 
 def apply(obj: Mapping[str, Any], kind: KindSchema, schemas: SchemaSet, version: Version, *,
           registry: Mapping[str, list[Registered]] | None = None,
-          stage: str = "defaulting") -> tuple[dict[str, Any], list[Change]]:
+          stage: str = "defaulting", owned: bool = False) -> tuple[dict[str, Any], list[Change]]:
     """The object with its scheme defaults (a copy; ``obj`` is left as it is), and each change made, recorded as
     ``<stage>: <function name>``. ``registry`` (definition -> functions) walks other functions the same way (the
-    typed decoding of :mod:`app.vap.decoding` does)."""
-    out = tree_copy(dict(obj))
+    typed decoding of :mod:`app.vap.decoding` does). ``owned``: ``obj`` is the caller's own copy, shared with
+    nothing (every mapping and list in it made for this call): it is defaulted in place and returned."""
+    out = obj if owned and isinstance(obj, dict) else tree_copy(dict(obj))
     made: list[Change] = []
     registry = _REGISTRY if registry is None else registry
     leads = _leads(schemas, registry, version) if fast.on else None
@@ -127,7 +128,7 @@ def _walk(value: Any, node: Mapping[str, Any], schemas: SchemaSet, version: Vers
         if (properties.__class__ is dict or isinstance(properties, Mapping)):
             for key, child in list(value.items()):
                 child_node = properties.get(key)
-                if ((child_node.__class__ is dict or isinstance(child_node, Mapping))
+                if ((child_node.__class__ is dict or child_node is not None and isinstance(child_node, Mapping))
                         and isinstance(child, dict | list) and (leads is None or leads(child_node))):
                     _walk(child, child_node, schemas, version, root, (*path, key), made, registry, stage, leads)
         elif isinstance(node.get("additionalProperties"), Mapping):
@@ -136,8 +137,7 @@ def _walk(value: Any, node: Mapping[str, Any], schemas: SchemaSet, version: Vers
                 for key, child in list(value.items()):
                     if isinstance(child, dict | list):
                         _walk(child, extra, schemas, version, root, (*path, key), made, registry, stage, leads)
-    elif isinstance(value, list) and isinstance(node.get("items"), Mapping):
-        items = node["items"]
+    elif isinstance(value, list) and ((items := node.get("items")).__class__ is dict or isinstance(items, Mapping)):
         if leads is None or leads(items):
             for index, item in enumerate(value):
                 if isinstance(item, dict | list):

@@ -260,14 +260,19 @@ def _canonical(value: Any, node: Mapping[str, Any], schemas: SchemaSet, path: tu
         made.append(Change(QUANTITY_STAGE, path, REPLACE, value, text))
         return text
     if isinstance(value, dict):
-        properties = node.get("properties") if isinstance(node.get("properties"), Mapping) else None
-        extra = node.get("additionalProperties") if isinstance(node.get("additionalProperties"), Mapping) else None
+        properties, extra = node.get("properties"), node.get("additionalProperties")
+        # (a dict's class and None first: the ABC's test costs several times more)
+        if not (properties.__class__ is dict or properties is not None and isinstance(properties, Mapping)):
+            properties = None
+        if not (extra.__class__ is dict or extra is not None and isinstance(extra, Mapping)):
+            extra = None
         if properties is None and extra is None:
             return value
         out = value
         for key, child in value.items():
             child_node = properties.get(key) if properties is not None else extra
-            if not (child_node.__class__ is dict or isinstance(child_node, Mapping)) or child is None \
+            if not (child_node.__class__ is dict or child_node is not None and isinstance(child_node, Mapping)) \
+                    or child is None \
                     or (leads is not None and not leads(child_node)):
                 continue
             new = _canonical(child, child_node, schemas, (*path, key), made, leads)
@@ -276,11 +281,12 @@ def _canonical(value: Any, node: Mapping[str, Any], schemas: SchemaSet, path: tu
                     out = dict(value)
                 out[key] = new
         return out
-    if isinstance(value, list) and isinstance(node.get("items"), Mapping) \
-            and (leads is None or leads(node["items"])):
+    items = node.get("items") if value.__class__ is list or isinstance(value, list) else None
+    if items is not None and (items.__class__ is dict or isinstance(items, Mapping)) \
+            and (leads is None or leads(items)):
         out_list = value
         for index, item in enumerate(value):
-            new = _canonical(item, node["items"], schemas, (*path, index), made, leads)
+            new = _canonical(item, items, schemas, (*path, index), made, leads)
             if new is not item:
                 if out_list is value:
                     out_list = list(value)

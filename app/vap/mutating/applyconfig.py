@@ -334,7 +334,11 @@ def _prefixed(errors: list[_Error], prefix: str) -> list[_Error]:
 
 
 def _is_map(v: Any) -> bool:
-    return v.__class__ is dict or isinstance(v, Mapping)  # (a dict's class first: the ABC costs several times more)
+    # (a dict's class, then the common scalars first: the ABC's test costs several times more)
+    return v.__class__ is dict or v.__class__ not in _NOT_MAPS and isinstance(v, Mapping)
+
+
+_NOT_MAPS = frozenset({str, int, float, bool, list, type(None)})
 
 
 def _is_list(v: Any) -> bool:
