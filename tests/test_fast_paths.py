@@ -999,3 +999,277 @@ def test_a_long_text_is_read_each_time_and_never_kept():
     out, _ = typed.canonical_quantities(pod, schemas.kind("", "v1", "Pod").root, schemas)
     assert out["spec"]["containers"][0]["resources"]["limits"] == {"cpu": "x" + long, "memory": "1Gi"}
     assert core_v1._kept_parse.cache_info().currsize == 2  # ("250m" above, and the memory's text only)
+
+
+# --------------------------------------------------------------------------------------------
+# the field manager: a create's managedFields made in one walk
+
+
+_WIDGETS_CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "widgets.example.com"},
+    "spec": {"group": "example.com", "names": {"kind": "Widget", "plural": "widgets"}, "scope": "Namespaced",
+             "versions": [{"name": "v1", "served": True, "storage": True, "subresources": {"status": {}},
+                           "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                               "spec": {"type": "object", "properties": {
+                                   "size": {"type": "integer"},
+                                   "ports": {"type": "array", "x-kubernetes-list-type": "map",
+                                             "x-kubernetes-list-map-keys": ["port", "protocol"],
+                                             "items": {"type": "object", "properties": {
+                                                 "port": {"type": "integer"}, "protocol": {"type": "string"},
+                                                 "name": {"type": "string"}}}},
+                                   "tags": {"type": "array", "x-kubernetes-list-type": "set",
+                                            "items": {"type": "string"}},
+                                   "weights": {"type": "array", "x-kubernetes-list-type": "set",
+                                               "items": {"type": "number"}},
+                                   "selector": {"type": "object", "x-kubernetes-map-type": "atomic",
+                                                "additionalProperties": {"type": "string"}},
+                                   "settings": {"type": "object", "additionalProperties": {"type": "string"}},
+                                   "rules": {"type": "array", "x-kubernetes-list-type": "atomic",
+                                             "items": {"type": "object"}},
+                                   "owners": {"type": "array", "x-kubernetes-list-type": "map",
+                                              "x-kubernetes-list-map-keys": ["name"],
+                                              "items": {"type": "object",
+                                                        "x-kubernetes-preserve-unknown-fields": True}},
+                                   "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}},
+                               "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}}}]},
+}
+
+_CONTAINER = {"name": "app", "image": "nginx:1.25", "ports": [{"containerPort": 80, "protocol": "TCP"},
+                                                             {"containerPort": 443, "name": "https"}],
+              "env": [{"name": "MODE", "value": "é\"x\\y\u2028"}, {"name": "EMPTY"}],
+              "resources": {"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {}}, "args": ["a", "b"]}
+
+_FIELD_MANAGER_OBJECTS: list[dict[str, Any]] = [
+    {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default", "labels": {"app": "p"},
+                                                    "finalizers": ["a/b", "c", "a/b"],
+                                                    "ownerReferences": [{"apiVersion": "v1", "kind": "Node",
+                                                                         "name": "n", "uid": "u-1"}]},
+     "spec": {"containers": [_CONTAINER, {**_CONTAINER, "image": "other"}, {"name": "side", "image": "s"}],
+              "initContainers": [{"name": "init", "image": "i", "restartPolicy": "Always"}],
+              "volumes": [{"name": "v", "emptyDir": {}}, {"name": "v", "configMap": {"name": "c"}}],
+              "tolerations": [{"key": "k", "operator": "Exists"}], "nodeSelector": {"disk": "ssd"},
+              "hostAliases": [{"ip": "10.0.0.1", "hostnames": ["a"]}]},
+     "status": {"phase": "Running"}},
+    {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": None, "annotations": {}},
+     "spec": {"containers": None, "volumes": [], "nodeSelector": None}},
+    {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": None},
+    {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [
+        {"name": "c", "image": "x", "ports": [{"containerPort": 80}, {"containerPort": 80, "protocol": "TCP"},
+                                              {"containerPort": 80, "protocol": "UDP"}]},
+        {"name": "c", "image": "y"}, "not-a-container", None]}},
+    {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "default"},
+     "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "d"}}, "strategy": None,
+              "template": {"metadata": {"labels": {"app": "d"}, "creationTimestamp": None},
+                           "spec": {"containers": [_CONTAINER]}}},
+     "status": {"replicas": 2}},
+    {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+     "spec": {"selector": {"matchLabels": {"app": "d"}}, "template": {}}},
+    {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
+     "spec": {"selector": {"app": "s"}, "ports": [{"port": 80, "targetPort": 8080}, {"port": 80, "protocol": "UDP"},
+                                                  {"port": 443, "targetPort": "https", "name": "https"}],
+              "type": "NodePort", "ipFamilies": ["IPv4"]}},
+    {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "cj"},
+     "spec": {"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": {"spec": {
+         "restartPolicy": "OnFailure", "containers": [{"name": "job", "image": "busybox", "command": ["date"]}]}}}}}},
+    {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}, "data": {"a": "1", "b": ""},
+     "binaryData": None, "immutable": False},
+    {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}},
+    {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "spec": {"podCIDRs": ["10.0.0.0/24",
+                                                                                      "10.0.0.0/24"]}},
+    {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "r"},
+     "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]},
+    {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "r"}, "rules": None},
+    {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w", "namespace": "default",
+                                                                   "labels": {"a": "b"}},
+     "spec": {"size": 3, "ports": [{"port": 80, "protocol": "TCP"}, {"port": 80}, {"port": 80, "protocol": "TCP",
+                                                                                  "name": "again"}],
+              "tags": ["b", "a", "b", "ü"], "weights": [1, 1.0, 2.5, True], "selector": {"x": "y"},
+              "settings": {"k": "v", "e": None}, "rules": [{"a": 1}],
+              "owners": [{"name": "x", "extra": {"deep": [1, {"k": None}]}}, {"name": None}, {"other": 1}],
+              "free": {"a": {"b": {"c": []}}, "n": None}},
+     "status": {"ready": True}},
+    {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}},
+    {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {}, "status": None},
+    {"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g"}, "spec": {"a": [1, 2]}},
+]
+
+_GIVEN_MANAGED_FIELDS = [
+    [{"manager": "someone", "operation": "Update", "apiVersion": "v1", "time": "2025-01-01T00:00:00Z",
+      "fieldsType": "FieldsV1", "fieldsV1": {"f:metadata": {"f:labels": {".": {}, "f:x": {}}}}}],
+    [], "not a list", [1, "x"],
+]
+
+
+def _field_manager_bodies() -> list[tuple[str, dict[str, Any]]]:
+    """Request bodies reaching the field manager: every scenario and pasted object of the corpora, and creates and
+    updates of the objects above (with a CRD, their own managedFields, the status subresource, a named manager)."""
+    bodies = list(CORPUS)
+    for path in sorted((Path(__file__).parent / "admission_scenarios").glob("*.yaml")):
+        bodies += [(f"{path.stem}:{s['name']}", s["input"]) for s in yaml.safe_load(path.read_text(encoding="utf-8"))
+                   if isinstance(s, dict) and isinstance(s.get("input"), dict)]
+    bodies += [(f"alone:{name}", {"object": yaml.safe_dump(obj)}) for name, obj in _pasted_objects()]
+    crd = yaml.safe_dump(_WIDGETS_CRD)
+    for index, obj in enumerate(_FIELD_MANAGER_OBJECTS):
+        text = yaml.safe_dump(obj)
+        plural = obj["kind"].lower() + "s"
+        group, _, version = obj["apiVersion"].rpartition("/")
+        resource = {"group": group, "version": version, "resource": plural}
+        old = copy.deepcopy(obj)
+        old.setdefault("metadata", {})["labels"] = {"before": "x"}
+        if isinstance(old.get("spec"), dict):
+            old["spec"] = {k: v for k, v in list(old["spec"].items())[1:]}
+        olds = [old, {**old, "metadata": {**old["metadata"], "managedFields": _GIVEN_MANAGED_FIELDS[0]}}]
+        for version_text in ("1.30", "1.36"):
+            base = {"policy": crd, "kubernetesVersion": version_text}
+            bodies.append((f"create:{index}:{version_text}", {**base, "object": text}))
+            bodies.append((f"create-named:{index}:{version_text}", {**base, "object": text, "request": yaml.safe_dump(
+                {"options": {"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1", "fieldManager": "me"}})}))
+            bodies.append((f"create-status:{index}:{version_text}", {**base, "object": text, "request": yaml.safe_dump(
+                {"subResource": "status", "resource": resource})}))
+            for given, managed in enumerate(_GIVEN_MANAGED_FIELDS):
+                with_given = {**obj, "metadata": {**obj["metadata"], "managedFields": managed}}
+                bodies.append((f"create-given:{index}:{given}:{version_text}",
+                               {**base, "object": yaml.safe_dump(with_given)}))
+            for which, before in enumerate(olds):
+                bodies.append((f"update:{index}:{which}:{version_text}",
+                               {**base, "object": text, "oldObject": yaml.safe_dump(before)}))
+                bodies.append((f"update-status:{index}:{which}:{version_text}",
+                               {**base, "object": text, "oldObject": yaml.safe_dump(before),
+                                "request": yaml.safe_dump({"subResource": "status", "resource": resource})}))
+    return bodies
+
+
+def _stage_answer(args: tuple[Any, ...]) -> Any:
+    from app.vap.admission import managed_fields
+
+    try:
+        record = managed_fields._admit(*args)
+    except Exception as exc:  # the same failure either way
+        return ("raised", type(exc).__name__, str(exc))
+    attrs = record.attrs
+    # repr: the order of every mapping counts too
+    return (repr(record.outcome), repr(record.explanation), repr(attrs.object if attrs else None),
+            repr(attrs.old_object if attrs else None), repr([c.to_json() for c in record.changes]), record.changes)
+
+
+def test_the_field_manager_answers_the_same_with_and_without_the_fast_paths(monkeypatch):
+    from app.vap.admission import managed_fields
+
+    calls: list[tuple[str, tuple[Any, ...]]] = []
+    original = managed_fields._admit
+    name = ""
+
+    def recording(*args: Any) -> Any:
+        calls.append((name, args))
+        return original(*args)
+
+    monkeypatch.setattr(managed_fields, "_admit", recording)
+    fast.clear()
+    for name, body in _field_manager_bodies():  # noqa: B007 (read by recording)
+        evaluate_module.evaluate(copy.deepcopy(body))
+    monkeypatch.setattr(managed_fields, "_admit", original)
+    creates = [args for _, args in calls if args[0].attrs.operation == "CREATE"]
+    assert len(calls) > 1000 and len(creates) > 700
+    assert any(args[0].attrs.subresource == "status" for args in creates)
+    assert any(args[1].schemas.kind("example.com", "v1", "Widget") is not None for args in creates)
+    fast.clear()
+    quick = [_stage_answer(args) for _, args in calls]
+    with fast.plain():
+        plain = [_stage_answer(args) for _, args in calls]
+    for (name, _), a, b in zip(calls, quick, plain, strict=True):
+        assert a == b, name
+
+
+def test_a_create_s_fields_are_made_in_one_walk_only_while_the_fast_paths_are_on(monkeypatch):
+    from app.vap.registry import fieldsets
+
+    made = []
+    original = fieldsets.created_fields
+    monkeypatch.setattr(fieldsets, "created_fields", lambda *args, **kw: made.append(1) or original(*args, **kw))
+    body = {"object": yaml.safe_dump(_FIELD_MANAGER_OBJECTS[0])}
+    first = evaluate_module.evaluate(copy.deepcopy(body))
+    assert made
+    made.clear()
+    with fast.plain():
+        assert evaluate_module.evaluate(copy.deepcopy(body)) == first
+    assert not made
+
+
+def _fields_both_ways(zero: Any, new: Any, root: Any, schemas: Any, reset: tuple[str, ...], keep: bool) -> Any:
+    from app.vap.registry import fieldsets
+
+    def answer(make: Any) -> Any:
+        try:
+            return ("made", repr(make()))
+        except Exception as exc:
+            return ("raised", type(exc).__name__, str(exc))
+
+    def plain() -> Any:
+        added, modified, removed = fieldsets.compare(zero, new, root, schemas)
+        managers = fieldsets.update({}, ("m", "Update", "v1", ""), added, modified, removed,
+                                    [(element,) for element in reset], "t")
+        return fieldsets.encode(managers)[0]["fieldsV1"] if managers else None
+
+    def walked() -> Any:
+        return fieldsets.created_fields(zero, new, root, schemas, set(reset), keep=keep)
+
+    return answer(walked), answer(plain)
+
+
+def test_a_create_s_fields_made_in_one_walk_are_those_of_the_path_sets():
+    # values no pane reads as they are here (keys that are not strings, timestamps, tuples, other mappings) and
+    # schemas of every shape: the tree, or the failure, is the same
+    import datetime
+    from collections import OrderedDict
+    from types import MappingProxyType
+
+    from app.vap.registry import fieldsets
+    from app.vap.schemas import schema_set
+
+    schemas = schema_set("1.36", [_WIDGETS_CRD])
+    odd_values = [None, True, 1, 1.5, float("nan"), "x", "\ud800", [], {}, [1, "a"], {"a": 1}, (1, 2),
+                  datetime.date(2024, 1, 2), datetime.datetime(2024, 1, 2, 3, 4, 5), OrderedDict(a=1),
+                  OrderedDict(), MappingProxyType({"a": 1}), {1: "one"}, {None: 1}, {"a": {2: "b"}},
+                  [{"ü": "é", "a\"b": 1}, {"ü": "y", "n": True}, {"ü": "y", "n": -0.0}, {"n": 2**70}]]
+    pods = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": value}, "spec": {"containers": [
+        {"name": value, "image": value, "ports": [{"containerPort": value, "protocol": value}]}],
+        "nodeSelector": value, "tolerations": value, "volumes": value}, "status": value} for value in odd_values]
+    pods += [{"apiVersion": "v1", "kind": "Pod", "metadata": value} for value in odd_values]
+    pods += [{"apiVersion": "v1", "kind": "Pod", "spec": value} for value in odd_values]
+    pods += [{"apiVersion": value, "kind": value, "metadata": {"name": value, "uid": value, "generateName": value},
+              "spec": {}} for value in odd_values]
+    widgets = [{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {
+        "ports": [{"port": value, "protocol": value}, {"port": 1}], "tags": [value, value, "a"], "weights": value,
+        "selector": value, "settings": {"k": value}, "owners": [{"name": value}, value], "free": value,
+        value if isinstance(value, str) else "odd": value}} for value in odd_values]
+    odd_schemas = [{}, {"type": "object"}, {"x-kubernetes-map-type": "atomic"}, {"type": "array"},
+                   {"properties": {"spec": {"allOf": [{"$ref": "io.k8s.api.core.v1.PodSpec"}]}}},
+                   {"properties": {"spec": {"allOf": 3}}}, {"properties": {"spec": {"allOf": {"a": 1}}}},
+                   {"properties": {"spec": {"type": "array", "x-kubernetes-list-type": "map",
+                                            "x-kubernetes-list-map-keys": "name", "items": {"allOf": 3}}}},
+                   {"properties": {"spec": {"type": "array", "x-kubernetes-list-type": "set", "items": {"allOf": 3}}}},
+                   {"properties": 3, "additionalProperties": {"$ref": "nowhere"}},
+                   {"properties": {"spec": {"type": "array", "x-kubernetes-list-type": ["map"],
+                                            "x-kubernetes-list-map-keys": ["a", "a", 1]}}},
+                   {"properties": {"spec": {"type": "array", "x-kubernetes-list-type": "map",
+                                            "x-kubernetes-list-map-keys": ["n", "ü", "a\"b", "n"]}}}]
+    compared = 0
+    for obj in pods + widgets:
+        widget = obj["kind"] == "Widget"
+        schema = schemas.kind("example.com" if widget else "", "v1", "Widget" if widget else "Pod")
+        zero = fieldsets.zero_object(schema, schemas)
+        new = fieldsets.with_zero(obj, zero)
+        for reset in ((), ("f:status",), ("f:spec",)):
+            quick, walk = _fields_both_ways(zero, new, schema.root, schemas, reset, not schema.custom)
+            assert quick == walk, (obj, reset)
+            compared += 1
+        for root in odd_schemas:
+            for value in odd_values:
+                changed = {**obj, "spec": value}
+                quick, walk = _fields_both_ways({}, changed, root, schemas, ("f:status",), False)
+                assert quick == walk, (changed, root)
+                quick, walk = _fields_both_ways({}, changed, root, None, (), False)
+                assert quick == walk, (changed, root)
+                compared += 2
+    assert compared > 5000

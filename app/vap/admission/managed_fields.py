@@ -103,14 +103,20 @@ def _admit(state: RequestState, stored: Stored, manager: str, named: bool, has_s
             words.append(f"the stored object has no metadata.managedFields: it is taken as created by kubectl apply "
                          f"(manager {DEFAULT_MANAGERS['UPDATE']!r}, owning every field it has)")
         managers = managers or stored_managers
-    added, modified, removed = fieldsets.compare(live, new, root, schemas)
     if attrs.subresource == "status":
         reset: list[tuple[str, ...]] = [("f:spec",)]
     else:
         reset = [("f:status",)] if has_status else []
     identity = (manager, "Update", str(obj.get("apiVersion") or ""), attrs.subresource)
-    after_managers = fieldsets.update(managers, identity, added, modified, removed, reset, meta.NOW)
-    entries = fieldsets.encode(after_managers)
+    if fast.on and attrs.operation == "CREATE" and not managers:
+        # the request's manager is the only one: its tree is made in one walk
+        fields = fieldsets.created_fields(live, new, root, schemas, {path[0] for path in reset},
+                                          keep=schema is not None and not schema.custom)
+        entries = [] if fields is None else [fieldsets.entry(identity, fields, meta.NOW)]
+    else:
+        added, modified, removed = fieldsets.compare(live, new, root, schemas)
+        after_managers = fieldsets.update(managers, identity, added, modified, removed, reset, meta.NOW)
+        entries = fieldsets.encode(after_managers)
     out = dict(obj)
     md = dict(meta.metadata(obj))
     out["metadata"] = md

@@ -178,6 +178,225 @@ def compare(live: Any, new: Any, root: Any, schemas: SchemaSet | None) -> tuple[
     return walker.added, walker.modified, walker.removed
 
 
+# ---------------------------------------------------------------------------------------------------
+# a manager's FieldsV1 tree made in one walk
+
+
+def created_fields(zero: Any, new: Any, root: Any, schemas: SchemaSet | None, reset: Iterable[str],
+                   keep: bool = False) -> dict[str, Any] | None:
+    """The FieldsV1 tree of the only manager of ``new`` compared with the kind's empty object ``zero``: what
+    :func:`compare`, :func:`update` (with no manager before it) and :func:`encode` give that manager, its fields
+    the paths added and changed without the stripped ones and those at or under a top-level ``reset`` element;
+    None when it has none. Made in one walk of ``new`` along the schema, each member's tree built sorted as it is
+    met instead of from a set of paths. ``keep``: the schema is a built-in kind's, whose nodes (but its root, made
+    for each lookup) stay loaded: what the walk reads from each is kept with them."""
+    builder = _Builder(schemas, keep)
+    made = builder.changed(zero, new, root, True)
+    if made is None:
+        return None
+    marked = not made or "." in made
+    children = {element: child for element, child in made.items() if element != "." and element not in reset}
+    for name in ("apiVersion", "kind"):
+        _unmark(children, "f:" + name)
+    metadata = children.get("f:metadata")
+    if metadata is not None:
+        members = {element: child for element, child in metadata.items() if element != "."}
+        for path in STRIPPED:
+            if len(path) == 2:
+                _unmark(members, path[1])
+        if members:
+            children["f:metadata"] = members
+        else:
+            del children["f:metadata"]
+    if not children:
+        return {} if marked else None
+    return children
+
+
+def _unmark(members: dict[str, Any], element: str) -> None:
+    """Take ``element``'s own path out of a rendered tree's ``members``, leaving the paths under it."""
+    node = members.get(element)
+    if node is None:
+        return
+    if not node:
+        del members[element]
+    elif "." in node:
+        del node["."]
+
+
+# what the walk reads from a schema node: the node resolved, whether a map of it is atomic, its properties, the
+# schema of a key it does not name, whether a null value is a map or a list of it, its list type, the schema of an
+# item, the list's keys as given, and the same sorted once when they are names
+_Plan = tuple[Mapping[str, Any], bool, Mapping[str, Any], Any, bool, bool, Any, Any, Any, tuple[str, ...] | None]
+
+# The plans of the built-in schemas' nodes, by Kubernetes version (a name a node refers to may mean another
+# definition in another version), then by node (kept with it, so that its id is not reused). Derived from the
+# built-in definitions alone, like them it depends on no scenario and stays loaded (bounded).
+_PLANS: dict[str, dict[int, tuple[Any, _Plan]]] = {}
+_PLANS_SIZE = 20_000
+
+_LEAVES = frozenset({str, int, float, bool, type(None)})  # a value of these is a leaf under any schema
+_encode_text = json.encoder.encode_basestring_ascii  # what json.dumps writes a string as
+
+
+def _scalar_text(value: Any) -> str | None:
+    """``json.dumps(value)`` for a string or an int; None for anything else."""
+    kind = value.__class__
+    if kind is str:
+        return _encode_text(value)
+    if kind is int:
+        return int.__repr__(value)
+    return None
+
+
+class _Builder:
+    """:class:`_Walker`'s walk of a create, the added and changed members rendered as FieldsV1 trees on the
+    way: a member is ``{}`` when only its own path is set, its sorted members otherwise, ``"."`` first when its own
+    path is set too; None when neither is. The paths only removed set nothing and are not walked."""
+
+    def __init__(self, schemas: SchemaSet | None, keep: bool) -> None:
+        self.resolve = _Walker(schemas).resolve
+        if keep and schemas is not None:
+            self.plans = _PLANS.setdefault(schemas.version, {})
+            self.bound = _PLANS_SIZE
+            self.leaves = _LEAVES  # a built-in node resolves without fail: a scalar's is not looked at
+        else:
+            self.plans = {}
+            self.bound = 1 << 62
+            self.leaves = frozenset()
+
+    def plan(self, node: Any) -> _Plan:
+        schema = self.resolve(node)
+        properties = schema.get("properties")
+        extra = schema.get("additionalProperties")
+        keys = schema.get("x-kubernetes-list-map-keys") or []
+        names = tuple(sorted(set(keys))) if keys.__class__ is list and all(k.__class__ is str for k in keys) \
+            else None
+        return (schema, schema.get("x-kubernetes-map-type") == "atomic",
+                properties if (properties.__class__ is dict or isinstance(properties, Mapping)) else {},
+                extra if (extra.__class__ is dict or isinstance(extra, Mapping)) else {},
+                _is_mapping_schema(schema), schema.get("type") == "array",
+                schema.get("x-kubernetes-list-type"), schema.get("items"), keys, names)
+
+    def plan_of(self, node: Any) -> _Plan:
+        found = self.plans.get(id(node))
+        if found is not None and found[0] is node:
+            return found[1]
+        made = self.plan(node)
+        if len(self.plans) >= self.bound:
+            self.plans.clear()
+        self.plans[id(node)] = (node, made)
+        return made
+
+    def element(self, item: Any, index: int, list_type: Any, keys: Any, names: tuple[str, ...] | None) -> str:
+        """The list item's element, as ``_Walker._list`` names it."""
+        if list_type == "map" and (item.__class__ is dict or isinstance(item, Mapping)):
+            if names is not None:
+                parts = []
+                for name in names:
+                    if name in item:
+                        text = _scalar_text(item[name])
+                        if text is None:
+                            return _key_element(item, keys)
+                        parts.append(f"{_encode_text(name)}:{text}")
+                return "k:{" + ",".join(parts) + "}"
+            return _key_element(item, keys)
+        if list_type == "set":
+            text = _scalar_text(item)
+            return "v:" + text if text is not None else _value_element(item)
+        return f"i:{index}"
+
+    def added(self, value: Any, plan: _Plan) -> dict[str, Any]:
+        """The tree of a value the live object does not have: its path and every path under it."""
+        if value.__class__ is dict or isinstance(value, dict):
+            if not value or plan[1]:
+                return {}
+            properties, extra = plan[2], plan[3]
+            plan_of, added, leaves = self.plan_of, self.added, self.leaves
+            members = {"f:" + key: {} if child.__class__ in leaves
+                       else added(child, plan_of(properties.get(key, extra))) for key, child in value.items()}
+            out: dict[str, Any] = {".": {}}
+            for element in sorted(members):
+                out[element] = members[element]
+            return out
+        if isinstance(value, list):
+            list_type = plan[6]
+            if (list_type != "map" and list_type != "set") or not value:
+                return {}
+            keys, names, element = plan[8], plan[9], self.element
+            items = {element(item, index, list_type, keys, names): item for index, item in enumerate(value)}
+            out = {".": {}}
+            if list_type == "set":
+                for key in sorted(items, key=_element_order):
+                    out[key] = {}
+                return out
+            item_plan = self.plan_of(plan[7])
+            members = {key: self.added(item, item_plan) for key, item in items.items()}
+            for key in sorted(members, key=_element_order):
+                out[key] = members[key]
+            return out
+        return {}
+
+    def leaf(self, lhs: Any, rhs: Any) -> dict[str, Any] | None:
+        if lhs is _MISSING:
+            return {}
+        if rhs is _MISSING:
+            return None
+        if lhs != rhs or type(lhs) is not type(rhs):
+            return {}
+        return None
+
+    def changed(self, lhs: Any, rhs: Any, node: Any, root: bool = False) -> dict[str, Any] | None:
+        """``_Walker.compare``, the paths added or changed rendered (the root's plan is not kept: its node is made
+        for each lookup)."""
+        if lhs is rhs or (lhs.__class__ is rhs.__class__ and lhs == rhs):
+            return None
+        plan = self.plan(node) if root else self.plan_of(node)
+        if lhs is _MISSING:
+            return self.added(rhs, plan)
+        if rhs is _MISSING:
+            return None
+        if isinstance(rhs, dict) or (rhs is None and plan[4]):
+            return self._mapping(lhs, rhs, plan)
+        if isinstance(rhs, list) or (rhs is None and plan[5]):
+            return self._list(lhs, rhs, plan)
+        return self.leaf(lhs, rhs)
+
+    def _mapping(self, lhs: Any, rhs: Any, plan: _Plan) -> dict[str, Any] | None:
+        lmap = lhs if isinstance(lhs, dict) else None
+        rmap = rhs if isinstance(rhs, dict) else None
+        if plan[1] or (not lmap and not rmap) or (lmap is None and lhs is not None) \
+                or (rmap is None and rhs is not None):
+            return self.leaf(lhs, rhs)
+        properties, extra = plan[2], plan[3]
+        lmap, rmap = lmap or {}, rmap or {}
+        members = {}
+        for key, child in rmap.items():
+            element = "f:" + key
+            made = self.changed(lmap.get(key, _MISSING), child, properties.get(key, extra))
+            if made is not None:
+                members[element] = made
+        return {element: members[element] for element in sorted(members)} if members else None
+
+    def _list(self, lhs: Any, rhs: Any, plan: _Plan) -> dict[str, Any] | None:
+        list_type = plan[6]
+        llist = lhs if isinstance(lhs, list) else None
+        rlist = rhs if isinstance(rhs, list) else None
+        if (list_type != "map" and list_type != "set") or (not llist and not rlist):
+            return self.leaf(lhs, rhs)
+        keys, names, element = plan[8], plan[9], self.element
+        left = {element(item, index, list_type, keys, names): item for index, item in enumerate(llist or [])}
+        right = {element(item, index, list_type, keys, names): item for index, item in enumerate(rlist or [])}
+        items = plan[7]
+        members = {}
+        for key, item in right.items():
+            before = left.get(key, _MISSING)
+            made = self.leaf(before, item) if list_type == "set" else self.changed(before, item, items)
+            if made is not None:
+                members[key] = made
+        return {key: members[key] for key in sorted(members, key=_element_order)} if members else None
+
+
 def zero_object(schema: KindSchema | None, schemas: SchemaSet) -> dict[str, Any]:
     """The kind's empty object as the field manager compares a create with it: the Go value structs (spec,
     status, a pod template and its metadata and spec, ...) present and empty, the lists a Go type never omits
@@ -308,19 +527,24 @@ def decode(entries: Any) -> dict[tuple[str, str, str, str], tuple[set[Path], Any
 
 def encode(managers: Mapping[tuple[str, str, str, str], tuple[set[Path], Any]]) -> list[dict[str, Any]]:
     """managedFields entries, in the order the apiserver sorts them."""
-    entries = []
-    for (manager, operation, api_version, subresource), (paths, time) in managers.items():
-        entry: dict[str, Any] = {"manager": manager, "operation": operation, "apiVersion": api_version}
-        if time is not None:
-            entry["time"] = time
-        entry["fieldsType"] = "FieldsV1"
-        entry["fieldsV1"] = to_fields_v1(paths)
-        if subresource:
-            entry["subresource"] = subresource
-        entries.append(entry)
+    entries = [entry(identity, to_fields_v1(paths), time) for identity, (paths, time) in managers.items()]
     entries.sort(key=lambda e: (e["operation"], str(e.get("time") or ""), e["manager"], e["apiVersion"],
                                 e.get("subresource", "")))
     return entries
+
+
+def entry(identity: tuple[str, str, str, str], fields: dict[str, Any], time: Any) -> dict[str, Any]:
+    """The managedFields entry of a manager identity (manager, operation, apiVersion, subresource), its fields a
+    FieldsV1 tree."""
+    manager, operation, api_version, subresource = identity
+    out: dict[str, Any] = {"manager": manager, "operation": operation, "apiVersion": api_version}
+    if time is not None:
+        out["time"] = time
+    out["fieldsType"] = "FieldsV1"
+    out["fieldsV1"] = fields
+    if subresource:
+        out["subresource"] = subresource
+    return out
 
 
 def update(managers: dict[tuple[str, str, str, str], tuple[set[Path], Any]], manager: tuple[str, str, str, str],
