@@ -313,8 +313,11 @@ class _Builder:
                 return {}
             properties, extra = plan[2], plan[3]
             plan_of, added, leaves = self.plan_of, self.added, self.leaves
-            members = {"f:" + key: {} if child.__class__ in leaves
-                       else added(child, plan_of(properties.get(key, extra))) for key, child in value.items()}
+            members = {}
+            for key, child in value.items():  # (a loop: no comprehension's frame for each mapping)
+                element = "f:" + key
+                members[element] = {} if child.__class__ in leaves \
+                    else added(child, plan_of(properties.get(key, extra)))
             out: dict[str, Any] = {".": {}}
             for element in sorted(members):
                 out[element] = members[element]
