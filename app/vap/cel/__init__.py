@@ -574,8 +574,19 @@ def display_value(compiled: Compiled, value: Any) -> Any:
 _IDENT = re.compile(r"[_a-zA-Z][_a-zA-Z0-9]*")
 
 
-_CODE_ENDS = re.compile(r"//|['\"]")  # where a comment or a string literal starts
-_STRING_STOPS = {quote: re.compile(r"[\\\n]|" + re.escape(quote[0])) for quote in ("'", '"', "'''", '"""')}
+def _string_literals(quote: str) -> str:
+    """The string literals opened by ``quote`` (one character): raw ones when the character before the opening quote
+    is r or R (a backslash is then a character like any other), else a backslash takes the next character with it,
+    whatever it is. A literal runs to its closing quote or to the end of the text; a single-quoted one also ends at a
+    newline, which it takes. (The pattern starts with the quote, for the search to skip to the next one.)"""
+    q = re.escape(quote)
+    return (rf"{q}(?:(?<![rR]{q})(?:{q}{q}(?:[^\\{q}]+|\\[\s\S]|{q}(?!{q}{q}))*(?:{q}{q}{q}|\\?\Z)"
+            rf"|(?:[^\\{q}\n]+|\\[\s\S])*(?:[{q}\n]|\\?\Z))"
+            rf"|(?<=[rR]{q})(?:{q}{q}(?:[^{q}]+|{q}(?!{q}{q}))*(?:{q}{q}{q}|\Z)|[^{q}\n]*(?:[{q}\n]|\Z)))")
+
+
+# a comment (to its line's end, the newline left to the code) or a string literal
+_NOT_CODE = re.compile("|".join([r"//[^\n]*", _string_literals("'"), _string_literals('"')]))
 
 
 @fast.memo(COMPILE_CACHE_SIZE)
@@ -583,29 +594,15 @@ def _code_spans(text: str) -> tuple[tuple[int, int], ...]:
     """Return the (start, end) spans of ``text`` that are code: not string literals or comments (read
     several times for each expression compiled)."""
     spans: list[tuple[int, int]] = []
-    i, start, n = 0, 0, len(text)
-    while (found := _CODE_ENDS.search(text, i)) is not None:
-        i = found.start()
-        spans.append((start, i))
-        if found.group() == "//":
-            end = text.find("\n", i)
-            i = start = n if end < 0 else end
-            continue
-        ch = text[i]
-        raw = i > 0 and text[i - 1] in "rR"
-        quote = text[i : i + 3] if text.startswith(ch * 3, i) else ch
-        j = i + len(quote)
-        stops = _STRING_STOPS[quote]
-        while (stop := stops.search(text, j)) is not None:
-            j = stop.start()
-            if text.startswith(quote, j) or (text[j] == "\n" and len(quote) == 1):
-                break
-            j += 2 if text[j] == "\\" and not raw else 1
-        else:
-            j = n
-        i = start = min(n, j + len(quote))
-    spans.append((start, n))
-    return tuple(s for s in spans if s[0] < s[1])
+    start = 0
+    for m in _NOT_CODE.finditer(text):
+        skipped_from, skipped_to = m.span()
+        if start < skipped_from:
+            spans.append((start, skipped_from))
+        start = skipped_to
+    if start < len(text):
+        spans.append((start, len(text)))
+    return tuple(spans)
 
 
 code_spans = _code_spans  # (public: app.vap.explain splits expressions outside their strings and comments)
