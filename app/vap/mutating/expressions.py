@@ -17,7 +17,7 @@ patch operations by :func:`objects`. A compile error is reported at its place in
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,31 +31,42 @@ OBJECT = "Object"
 JSON_PATCH_FIELDS = ("op", "path", "from", "value")
 _ESCAPE_SUFFIX = ').replace("~", "~0").replace("/", "~1"))'
 
-_TOKEN = re.compile(
-    r"""(?P<space>\s+|//[^\n]*)
-      |(?P<string>(?:[rR][bB]?|[bB][rR]?)?(?:'''(?:\\.|[^\\])*?'''|\"\"\"(?:\\.|[^\\])*?\"\"\"
-                   |'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"))
-      |(?P<ident>[A-Za-z_][A-Za-z0-9_]*)
-      |(?P<number>\d[\w.]*)
-      |(?P<other>.)""",
-    re.VERBOSE | re.DOTALL,
+# A token's kind is told by the empty group that ends the alternative it matched (white space and comments have
+# none): each alternative starts with a character or a set of them, which the matcher tests before trying the rest.
+# A string may have a prefix (r, b, rb, br, any case); a single-line string's body is read in runs of characters
+# neither a backslash, its quote nor a newline.
+_STRING_BODIES = (r"'''(?:\\.|[^\\])*?'''", r'"""(?:\\.|[^\\])*?"""',
+                  r"'[^'\\\n]*(?:\\.[^'\\\n]*)*'", r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
+_STRING = "(?:" + "|".join(_STRING_BODIES) + ")"
+_ALTERNATIVES: tuple[tuple[str, str | None], ...] = (
+    (r"\s+", None), (r"//[^\n]*", None),
+    (r"[rR][bB]?" + _STRING, "string"), (r"[bB][rR]?" + _STRING, "string"),
+    *((body, "string") for body in _STRING_BODIES),
+    (r"[A-Za-z_][A-Za-z0-9_]*", "ident"), (r"\d[\w.]*", "number"), (".", "other"),
 )
+_TOKEN = re.compile("|".join(pattern if kind is None else pattern + "()" for pattern, kind in _ALTERNATIVES),
+                    re.DOTALL)
+_KINDS: tuple[str, ...] = ("", *(kind for _, kind in _ALTERNATIVES if kind is not None))  # by that group's number
 
 
-@dataclass(frozen=True)
 class _Token:
-    kind: str
-    text: str
-    start: int
+    """A token of an expression: its kind (``string``, ``ident``, ``number`` or ``other``, one character), its text
+    and its offset in the expression."""
+
+    __slots__ = ("kind", "text", "start")
+
+    def __init__(self, kind: str, text: str, start: int) -> None:
+        self.kind = kind
+        self.text = text
+        self.start = start
+
+    def __repr__(self) -> str:
+        return f"_Token({self.kind!r}, {self.text!r}, {self.start!r})"
 
 
 def _tokens(text: str) -> list[_Token]:
-    out = []
-    for m in _TOKEN.finditer(text):
-        kind = m.lastgroup or "other"
-        if kind != "space":
-            out.append(_Token(kind, m.group(), m.start()))
-    return out
+    kinds, token = _KINDS, _Token
+    return [token(kinds[k], m.group(), m.start()) for m in _TOKEN.finditer(text) if (k := m.lastindex)]
 
 
 @dataclass(frozen=True)
@@ -77,83 +88,96 @@ class Rewritten:
         return best[1] + (offset - best[0] if best[2] else 0)
 
 
+# What rewriting may do with a token, by its text (only an identifier or a one-character token has one of these)
+_ROLES = {OBJECT: "initialiser", JSON_PATCH: "initialiser", "jsonpatch": "jsonpatch", ",": ",",
+          **dict.fromkeys("([{", "open"), **dict.fromkeys(")]}", "close")}
+
+
 @fast.memo(512)
 def rewrite(expression: str) -> Rewritten:
     """The expression with its initialisers as map literals and ``jsonpatch.escapeKey`` calls expanded (worked
     out once per text: API validation, type checking and the evaluation all ask for it)."""
     tokens = _tokens(expression)
-    out: list[str] = []
-    pieces: list[tuple[int, int, bool]] = []
-    length = 0
+    pieces: list[tuple[int, int, bool]] = []  # one at each token and at each run of white space and comments
+    edits: list[tuple[int, int, str]] = []  # (start, end, text): expression[start:end] is written as text
+    delta = 0  # what to add to an offset in the expression past the last edit for its offset in the rewritten text
     unknown: list[tuple[str, int]] = []
-
-    def emit(text: str, original: int, verbatim: bool = False) -> None:
-        nonlocal length
-        pieces.append((length, original, verbatim))
-        out.append(text)
-        length += len(text)
-
-    stack: list[list[Any]] = []  # [kind, entry-start flag, type name]
-    last_end = 0
-    i = 0
+    stack: list[list[Any]] = []  # [kind, entry-start flag (only an initialiser's is ever set), type name]
+    entry = False  # the innermost bracket's flag: the next token starts an entry of an initialiser
+    last_end = 0  # the end of the last token or edit
+    resume = 0  # the first token an edit has not read
     n = len(tokens)
-    while i < n:
-        tok = tokens[i]
-        if tok.start > last_end:  # white space and comments, as written
-            emit(expression[last_end:tok.start], last_end, True)
-        top = stack[-1] if stack else None
-        prev = tokens[i - 1] if i else None
-        if tok.kind == "ident" and tok.text in (OBJECT, JSON_PATCH) and not (prev and prev.text == "."):
-            j, name = i + 1, tok.text
-            while tok.text == OBJECT and j + 1 < n and tokens[j].text == "." and tokens[j + 1].kind == "ident":
+    for i, tok in enumerate(tokens):
+        if i < resume:
+            continue
+        start, text = tok.start, tok.text
+        if start > last_end:  # white space and comments, as written
+            pieces.append((last_end + delta, last_end, True))
+        role = _ROLES.get(text)
+        if role is None and not entry:  # most tokens: as written
+            pieces.append((start + delta, start, True))
+            last_end = start + len(text)
+            continue
+        edit = None
+        if role == "initialiser" and not (i and tokens[i - 1].text == "."):
+            j, name = i + 1, text
+            while text == OBJECT and j + 1 < n and tokens[j].text == "." and tokens[j + 1].kind == "ident":
                 name += "." + tokens[j + 1].text
                 j += 2
             if j < n and tokens[j].text == "{":
                 empty = j + 1 < n and tokens[j + 1].text == "}"
-                emit("{" + _quote(TYPE_KEY) + ": " + _quote(name) + ("" if empty else ", "), tok.start)
+                edit = _TYPE_ENTRY + '"' + name + ('"' if empty else '", ')  # (identifiers: nothing to escape)
                 stack.append(["struct", True, name])
-                last_end = tokens[j].start + 1
-                i = j + 1
-                continue
-        if (tok.kind == "ident" and tok.text == "jsonpatch" and i + 3 < n and tokens[i + 1].text == "."
-                and tokens[i + 2].text == "escapeKey" and tokens[i + 3].text == "("):
-            emit("((", tok.start)
+                entry = True
+                last_end, resume = tokens[j].start + 1, j + 1
+        elif (role == "jsonpatch" and i + 3 < n and tokens[i + 1].text == "." and tokens[i + 2].text == "escapeKey"
+                and tokens[i + 3].text == "("):
+            edit = "(("
             stack.append(["escape", False, ""])
-            last_end = tokens[i + 3].start + 1
-            i += 4
-            continue
-        if top is not None and top[0] == "struct" and top[1]:
-            top[1] = False
-            optional = tok.text == "?" and i + 1 < n and tokens[i + 1].kind == "ident"
+            entry = False
+            last_end, resume = tokens[i + 3].start + 1, i + 4
+        if edit is None and entry:  # the first token of an entry of an initialiser
+            top = stack[-1]
+            top[1] = entry = False
+            optional = text == "?" and i + 1 < n and tokens[i + 1].kind == "ident"
             field = tokens[i + 1] if optional else tok
-            if field.kind == "ident" and i + (2 if optional else 1) < n \
-                    and tokens[i + (2 if optional else 1)].text == ":":
+            colon = i + 2 if optional else i + 1
+            if field.kind == "ident" and colon < n and tokens[colon].text == ":":
                 if top[2] == JSON_PATCH and field.text not in JSON_PATCH_FIELDS:
                     unknown.append((field.text, field.start))
-                emit(("?" if optional else "") + _quote(field.text), tok.start)
-                last_end = field.start + len(field.text)
-                i += 2 if optional else 1
-                continue
-        if tok.text in "([{":
-            stack.append(["map" if tok.text == "{" else "group", False, ""])
-        elif tok.text in ")]}" and stack:
-            kind = stack.pop()[0]
-            if kind == "escape":
-                emit(_ESCAPE_SUFFIX, tok.start)
-                last_end = tok.start + 1
-                i += 1
-                continue
-        elif tok.text == "," and top is not None and top[0] == "struct":
-            top[1] = True
-        emit(tok.text, tok.start, True)
-        last_end = tok.start + len(tok.text)
-        i += 1
+                edit = ('?"' if optional else '"') + field.text + '"'
+                last_end, resume = field.start + len(field.text), colon
+        if edit is None:
+            if role == "open":
+                stack.append(["map" if text == "{" else "group", False, ""])
+                entry = False
+            elif role == "close":
+                if stack:
+                    kind = stack.pop()[0]
+                    entry = bool(stack) and stack[-1][1]
+                    if kind == "escape":
+                        edit = _ESCAPE_SUFFIX
+                        last_end = start + 1
+            elif role == "," and stack and stack[-1][0] == "struct":
+                stack[-1][1] = entry = True
+        if edit is None:  # the token as written
+            pieces.append((start + delta, start, True))
+            last_end = start + len(text)
+        else:
+            pieces.append((start + delta, start, False))
+            edits.append((start, last_end, edit))
+            delta += len(edit) - (last_end - start)
     if last_end < len(expression):
-        emit(expression[last_end:], last_end, True)
+        pieces.append((last_end + delta, last_end, True))
+    out, copied = [], 0
+    for start, end, edit in edits:
+        out += (expression[copied:start], edit)
+        copied = end
+    out.append(expression[copied:])
     return Rewritten("".join(out), tuple(pieces), tuple(unknown))
 
 
-_OPEN, _CLOSE = "([{", ")]}"
+_BRACKETS = frozenset("([{)]},")  # (and the comma)
 
 
 def parts(text: str) -> list[str] | None:
@@ -165,24 +189,47 @@ def parts(text: str) -> list[str] | None:
     must be optional where it stands) is a part whole."""
     tokens = _tokens(text)
     found: list[str] = []
-    if not tokens or not _literal(text, tokens, 0, len(tokens), found):
+    if not tokens or not _literal(text, tokens, _Brackets(tokens), 0, len(tokens), found):
         return None
     return found
 
 
-def _literal(text: str, tokens: list[_Token], start: int, end: int, found: list[str]) -> bool:
+class _Brackets:
+    """The brackets of a list of tokens, read in one pass: where each opening one is closed (brackets of any shape
+    close each other; a closing bracket with none open is passed over), and the commas directly inside each."""
+
+    __slots__ = ("closing", "commas")
+
+    def __init__(self, tokens: list[_Token]) -> None:
+        self.closing: dict[int, int] = {}
+        self.commas: dict[int, list[int]] = {}
+        unclosed: list[int] = []
+        for i, text in [(i, t.text) for i, t in enumerate(tokens) if t.text in _BRACKETS]:
+            if text == ",":
+                if unclosed:
+                    self.commas[unclosed[-1]].append(i)
+            elif text in "([{":
+                unclosed.append(i)
+                self.commas[i] = []
+            elif unclosed:
+                self.closing[unclosed.pop()] = i
+
+
+def _literal(text: str, tokens: list[_Token], brackets: _Brackets, start: int, end: int, found: list[str]) -> bool:
     """Add the parts of ``tokens[start:end]`` if it is a list of initialisers or an initialiser; False otherwise."""
-    first, last = tokens[start].text, tokens[end - 1].text
-    if end - start < 2 or _match(tokens, start) != end - 1:
+    first = tokens[start].text
+    if end - start < 2 or _match(brackets, start) != end - 1:
         return False
-    items = _split(tokens, start + 1, end - 1)
-    if first == "[" and last == "]":
+    items = _split(brackets, start, end - 1)
+    if first == "[":
+        if tokens[end - 1].text != "]":
+            return False
         inner: list[str] = []
-        if not all(_initialiser(tokens, a, b) and _literal(text, tokens, a, b, inner) for a, b in items):
+        if not all(_initialiser(tokens, a, b) and _literal(text, tokens, brackets, a, b, inner) for a, b in items):
             return False
         found += inner
         return True
-    if first != "{" or not _initialiser(tokens, start, end):
+    if not _initialiser(tokens, start, end):
         return False
     for a, _ in items[1:]:  # (the first entry names the type)
         if tokens[a].text == "?":
@@ -192,7 +239,7 @@ def _literal(text: str, tokens: list[_Token], start: int, end: int, found: list[
         value = a + 2  # key, ":", value
         if value >= b or tokens[a + 1].text != ":":
             return False
-        if not _literal(text, tokens, value, b, found):
+        if not _literal(text, tokens, brackets, value, b, found):
             found.append(text[tokens[value].start:tokens[b - 1].start + len(tokens[b - 1].text)])
     return True
 
@@ -202,43 +249,28 @@ def _initialiser(tokens: list[_Token], start: int, end: int) -> bool:
         and tokens[start + 1].text[1:-1] == TYPE_KEY and tokens[start + 2].text == ":"
 
 
-def _match(tokens: list[_Token], start: int) -> int:
+def _match(brackets: _Brackets, start: int) -> int:
     """The index of the bracket closing the one at ``start`` (-1 when none)."""
-    for i, text, depth in _punctuation(tokens, start, len(tokens)):
-        if depth == 0 and text in _CLOSE:
-            return i
-    return -1
+    return brackets.closing.get(start, -1)
 
 
-def _split(tokens: list[_Token], start: int, end: int) -> list[tuple[int, int]]:
-    """The comma-separated items of ``tokens[start:end]`` (a trailing comma ends none)."""
-    items, begin = [], start
-    for i, text, depth in _punctuation(tokens, start, end):
-        if depth == 0 and text == ",":
-            items.append((begin, i))
-            begin = i + 1
+def _split(brackets: _Brackets, start: int, end: int) -> list[tuple[int, int]]:
+    """The comma-separated items between the bracket at ``start`` and the one at ``end`` closing it (a trailing
+    comma ends none)."""
+    items, begin = [], start + 1
+    for comma in brackets.commas[start]:
+        items.append((begin, comma))
+        begin = comma + 1
     if begin < end:
         items.append((begin, end))
     return items
 
 
-def _punctuation(tokens: list[_Token], start: int, end: int) -> Iterator[tuple[int, str, int]]:
-    """Each punctuation token of ``tokens[start:end]`` with the depth of brackets it is at (a closing bracket at the
-    depth of the one it closes)."""
-    depth = 0
-    for i in range(start, end):
-        t = tokens[i]
-        if t.kind != "other":
-            continue
-        if t.text in _CLOSE:
-            depth -= 1
-        yield i, t.text, depth
-        if t.text in _OPEN:
-            depth += 1
-
-
 def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+_TYPE_ENTRY = "{" + _quote(TYPE_KEY) + ": "
 
 
 def objects(value: Any) -> Any:
