@@ -51,6 +51,7 @@ def _tokens(text: str) -> list[_Token]:
 
 
 def _rewrite(expression: str) -> tuple[str, tuple, tuple]:
+    """``rewrite`` as it was: its result as (text, pieces, unknown fields)."""
     tokens = _tokens(expression)
     out: list[str] = []
     pieces: list[tuple[int, int, bool]] = []
@@ -127,6 +128,7 @@ _OPEN, _CLOSE = "([{", ")]}"
 
 
 def _parts(text: str) -> list[str] | None:
+    """``parts`` as it was."""
     tokens = _tokens(text)
     found: list[str] = []
     if not tokens or not _literal(text, tokens, 0, len(tokens), found):
