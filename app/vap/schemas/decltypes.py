@@ -110,6 +110,26 @@ def _escape(name: str) -> str | None:
 _escaped = lru_cache(maxsize=4096)(_escape)
 
 
+def _named_properties(properties: Mapping[str, Any], names: frozenset[str]) -> list[tuple[str, Any]]:
+    """The properties, sorted, that :class:`Named` ``names`` may declare: those named, and those whose declared
+    name is not their own (escaped, or a reserved word), for the caller to test. The rest is left out unread. Which
+    properties are their own names is worked out once per mapping and kept with it."""
+    found = _OWN_NAMES.get(id(properties))
+    if found is None or found[0] is not properties:
+        own = frozenset(p for p in properties if isinstance(p, str) and escape(p) == p and p not in RESERVED)
+        found = (properties, own, tuple(p for p in properties if p not in own))
+        if len(_OWN_NAMES) >= 4096:
+            _OWN_NAMES.clear()
+        _OWN_NAMES[id(properties)] = found
+    _, own, others = found
+    return sorted((p, properties[p]) for p in (*(own & names), *others))
+
+
+# By properties mapping of a built-in schema (kept with it, so that its id is not reused): the names that are their
+# own CEL names, and the others. Derived from the built-in schemas alone, like them it stays loaded (bounded).
+_OWN_NAMES: dict[int, tuple[Mapping[str, Any], frozenset[str], tuple[Any, ...]]] = {}
+
+
 # --------------------------------------------------------------------------------------------
 # Shapes: what a schema node is in CEL, before it is written as protobuf
 
@@ -154,8 +174,9 @@ def _signature(shape: Shape) -> str:
 class _Builder:
     """Writes the messages of one kind's schema into one protobuf file."""
 
-    def __init__(self, schemas: SchemaSet, package: str, *, keywords_as_fields: bool) -> None:
+    def __init__(self, schemas: SchemaSet, package: str, *, keywords_as_fields: bool, builtin: bool = False) -> None:
         self.schemas = schemas
+        self.builtin = builtin  # the schema is a built-in kind's: what is read of its nodes may be kept with them
         self.package = package
         self.keywords_as_fields = keywords_as_fields
         self.file = descriptor_pb2.FileDescriptorProto(
@@ -248,7 +269,11 @@ class _Builder:
         msg = self.file.message_type.add(name=name)
         self.display[full] = path
         number = itertools.count(1)
-        for prop, node in sorted(properties.items()):
+        if isinstance(fields, Named) and fast.on and self.builtin:
+            named = _named_properties(properties, fields.names)
+        else:
+            named = sorted(properties.items())
+        for prop, node in named:
             escaped = escape(str(prop))
             if escaped is None or not (node.__class__ is dict or isinstance(node, Mapping)):
                 continue
@@ -414,7 +439,7 @@ def kind_types(schema: KindSchema, schemas: SchemaSet, version: str, fields: Any
         if found is not None:
             _kind_cache.move_to_end(key)
             return found
-    builder = _Builder(schemas, _UNNAMED, keywords_as_fields=keywords)
+    builder = _Builder(schemas, _UNNAMED, keywords_as_fields=keywords, builtin=not schema.custom)
     shape = builder.shape(schema.root, schema.kind, resource_root=True, fields=fields)
     types = _named_by_content(builder.file, shape, builder.display, root)
     with _kind_lock:
