@@ -8,10 +8,15 @@ every scenario of tests/scenarios, the gallery and the benchmark, and on express
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
 import copy
+import datetime
 import importlib
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -21,9 +26,12 @@ from app import examples
 from app.forms import payload_from
 from app.vap import cel, compiler, documents, fast, limits, reach
 from app.vap.cel import library
+from app.vap.cel.library.errors import LibraryError
+from app.vap.cel.library.quantity import parse_quantity
 from app.vap.fast import cost as cost_cache
 from app.vap.fast import kept as keeping
 from app.vap.fast import panes
+from app.vap.schemas import validate as schema_validate
 from benchmarks import scenarios as bench_scenarios
 
 evaluate_module = importlib.import_module("app.vap.evaluate")
@@ -1273,3 +1281,320 @@ def test_a_create_s_fields_made_in_one_walk_are_those_of_the_path_sets():
                 assert quick == walk, (changed, root)
                 compared += 2
     assert compared > 5000
+
+
+# --------------------------------------------------------------------------------------------
+# Checking an object against its kind's schema
+
+
+class _ReferenceCheck(schema_validate._Walker):
+    """The walk of :func:`check_object` as written before it planned each schema node once: each node followed to
+    its definition and read at every value met there. Its findings are what the plans must find."""
+
+    def walk_node(self, value: Any, node: Any, path: tuple) -> None:
+        if value is None:
+            return
+        ref = node.get("$ref") if isinstance(node, Mapping) else None
+        node = self.schemas.resolve(node)
+        if not node:
+            return
+        if node.get("x-kubernetes-int-or-string"):
+            if not isinstance(value, str) and (isinstance(value, bool) or not isinstance(value, int)):
+                self.type_error(value, path, "integer or string")
+            return
+        kind = node.get("type")
+        if kind is None:
+            one_of = node.get("oneOf")
+            if ref == schema_validate._QUANTITY_DEF or (isinstance(one_of, list) and {"type": "number"} in one_of):
+                self.quantity_text(value, path)
+            return
+        if kind == "object":
+            self.object_node(value, node, path)
+        elif kind == "array":
+            if not isinstance(value, list):
+                self.type_error(value, path, "array")
+                return
+            items = node.get("items")
+            if isinstance(items, Mapping):
+                for i, item in enumerate(value):
+                    self.walk_node(item, items, (*path, i))
+        else:
+            self.scalar_node(value, node, kind, path)
+
+    def object_node(self, value: Any, node: Any, path: tuple) -> None:
+        if not isinstance(value, Mapping):
+            self.type_error(value, path, "object")
+            return
+        properties = node.get("properties")
+        if not isinstance(properties, Mapping):
+            properties = {}
+        extra = node.get("additionalProperties")
+        preserve = bool(node.get("x-kubernetes-preserve-unknown-fields"))
+        if not properties and extra is None:
+            return
+        for key, child in value.items():
+            if key in properties:
+                self.walk_node(child, properties[key], (*path, key))
+            elif isinstance(extra, Mapping):
+                self.walk_node(child, extra, (*path, key))
+            elif extra is True or preserve:
+                continue
+            else:
+                where = schema_validate.render_path((*path, key))
+                self.findings.append(schema_validate.Finding((*path, key), f'unknown field "{where}"'))
+
+    def scalar_node(self, value: Any, node: Any, kind: Any, path: tuple) -> None:
+        if kind == "string":
+            if not isinstance(value, str):
+                self.type_error(value, path, "string")
+            elif node.get("format") == "byte":
+                try:
+                    base64.b64decode(value, validate=True)
+                except (binascii.Error, ValueError):
+                    self.decode_error(path, f"illegal base64 data at input byte "
+                                            f"{schema_validate._base64_error_at(value)}")
+            elif node.get("format") == "date-time" and not schema_validate._RFC3339.match(value):
+                self.decode_error(path, f'parsing time "{value}" as "2006-01-02T15:04:05Z07:00": '
+                                        "not an RFC 3339 time")
+        elif kind == "boolean":
+            if not isinstance(value, bool):
+                self.type_error(value, path, "boolean")
+        elif kind == "integer":
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                self.type_error(value, path, "integer")
+            elif isinstance(value, float) and not value.is_integer():
+                self.type_error(value, path, "integer", literal=True)
+            else:
+                low, high = (-(2**31), 2**31 - 1) if node.get("format") == "int32" else (-(2**63), 2**63 - 1)
+                if not low <= int(value) <= high:
+                    self.type_error(value, path, "integer", literal=True)
+        elif kind == "number":
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                self.type_error(value, path, "number")
+
+    def quantity_text(self, value: Any, path: tuple) -> None:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return
+        text = value.strip() if isinstance(value, str) else str(value).lower()
+        try:
+            parse_quantity(text)
+        except LibraryError as exc:
+            self.decode_error(path, exc.text)
+
+
+def _reference_findings(obj: Any, schemas: Any) -> list[Any]:
+    if not isinstance(obj, Mapping):
+        return []
+    api_version, kind = str(obj.get("apiVersion") or ""), str(obj.get("kind") or "")
+    if not api_version or not kind or api_version.count("/") > 1:
+        return []
+    group, _, version = api_version.rpartition("/")
+    schema = schemas.kind(group, version, kind)
+    if schema is None:
+        return []
+    walker = _ReferenceCheck(schemas, schema)
+    walker.walk_node(obj, schema.root, ())
+    return walker.findings
+
+
+def _findings_three_ways(checks: list[tuple[str, Any, Any]]) -> int:
+    """Check each (name, object, schemas) with the plans kept (twice: made, then found), with the fast paths off,
+    and as the reference does; the same findings (paths, messages, order) each way. The number of findings."""
+    fast.clear()
+    made = [schema_validate.check_object(obj, schemas) for _, obj, schemas in checks]
+    kept = [schema_validate.check_object(obj, schemas) for _, obj, schemas in checks]
+    with fast.plain():
+        plain = [schema_validate.check_object(obj, schemas) for _, obj, schemas in checks]
+    found = 0
+    for (name, obj, schemas), a, b, c in zip(checks, made, kept, plain, strict=True):
+        reference = _reference_findings(obj, schemas)
+        assert a == reference and b == reference and c == reference, (name, obj)
+        found += len(reference)
+    return found
+
+
+def test_every_pasted_and_mutated_object_is_checked_against_its_schema_as_the_reference_does(monkeypatch):
+    # every object checked in evaluations of the corpora: pasted policies, bindings, params, namespaces, objects and
+    # CRDs, and objects as mutations left them, with the schema sets (versions, pasted CRDs) they were checked with
+    from app.vap import decoding
+
+    bodies = list(CORPUS)
+    for path in sorted((Path(__file__).parent / "admission_scenarios").glob("*.yaml")):
+        bodies += [(f"{path.stem}:{s['name']}", s["input"]) for s in yaml.safe_load(path.read_text(encoding="utf-8"))
+                   if isinstance(s, dict) and isinstance(s.get("input"), dict)]
+    checks: list[tuple[str, Any, Any]] = []
+    original = decoding.check_object
+    name = ""
+
+    def recording(obj: Any, schemas: Any) -> Any:
+        checks.append((name, obj, schemas))
+        return original(obj, schemas)
+
+    monkeypatch.setattr(decoding, "check_object", recording)
+    fast.clear()
+    for name, body in bodies:  # noqa: B007 (read by recording)
+        evaluate_module.evaluate(copy.deepcopy(body))
+    monkeypatch.setattr(decoding, "check_object", original)
+    assert len(checks) > 1500
+    assert len({schemas.key for _, _, schemas in checks}) > 10  # versions, and sets with pasted CRDs
+    assert any(schemas.kind(*_group_version(obj), obj.get("kind")) is not None
+               and schemas.kind(*_group_version(obj), obj.get("kind")).custom for _, obj, schemas in checks)
+    assert _findings_three_ways(checks) > 20
+
+
+def _group_version(obj: Any) -> tuple[str, str]:
+    group, _, version = str(obj.get("apiVersion") or "").rpartition("/")
+    return group, version
+
+
+_GIZMOS_CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "gizmos.example.com"},
+    "spec": {"group": "example.com", "names": {"kind": "Gizmo", "plural": "gizmos"}, "scope": "Namespaced",
+             "versions": [{"name": "v1", "served": True, "storage": True,
+                           "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                               "spec": {"type": "object", "properties": {
+                                   "port": {"x-kubernetes-int-or-string": True},
+                                   "count": {"type": "integer", "format": "int32"},
+                                   "big": {"type": "integer", "format": "int64"},
+                                   "ratio": {"type": "number"},
+                                   "on": {"type": "boolean"},
+                                   "blob": {"type": "string", "format": "byte"},
+                                   "at": {"type": "string", "format": "date-time"},
+                                   "anything": {},
+                                   "matrix": {"type": "array",
+                                              "items": {"type": "array", "items": {"type": "integer"}}},
+                                   "open": {"type": "object", "x-kubernetes-preserve-unknown-fields": True,
+                                            "properties": {"n": {"type": "integer"}, "deep": {
+                                                "type": "object", "properties": {"s": {"type": "string"}}}}},
+                                   "closed": {"type": "object", "additionalProperties": False,
+                                              "properties": {"a": {"type": "string"}}},
+                                   "loose": {"type": "object", "additionalProperties": True},
+                                   "byName": {"type": "object", "additionalProperties": {
+                                       "type": "object", "properties": {"v": {"type": "integer"}}}},
+                                   "template": {"$ref": "io.k8s.api.core.v1.PodTemplateSpec"},
+                                   "amount": {"$ref": "io.k8s.apimachinery.pkg.api.resource.Quantity"},
+                                   "nowhere": {"$ref": "io.example.Nowhere", "type": "string"},
+                                   "twice": {"type": ["string", "null"]},
+                                   "either": {"oneOf": [{"type": "number"}, {"type": "string"}]},
+                                   "notAMapping": 3,
+                                   "items": {"type": "array", "items": 3}}},
+                               "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}}}]},
+}
+
+_SCHEMA_CHECK_OBJECTS: list[dict[str, Any]] = [
+    *_FIELD_MANAGER_OBJECTS,
+    {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "creationTimestamp": "2024-01-02T03:04:05Z",
+                                                    "deletionGracePeriodSeconds": 30},
+     "spec": {"terminationGracePeriodSeconds": 30, "activeDeadlineSeconds": 5, "hostNetwork": False,
+              "securityContext": {"runAsUser": 1000, "runAsNonRoot": True, "sysctls": [{"name": "a", "value": "1"}]},
+              "containers": [{"name": "c", "image": "i", "command": ["sh", "-c"],
+                              "resources": {"limits": {"cpu": "500m", "memory": "128Mi"}, "requests": {"cpu": 0.5}},
+                              "readinessProbe": {"httpGet": {"port": "http", "path": "/"}, "periodSeconds": 10},
+                              "livenessProbe": {"tcpSocket": {"port": 8080}},
+                              "securityContext": {"privileged": False, "capabilities": {"drop": ["ALL"]}}}],
+              "overhead": {"cpu": "250m"}}},
+    {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "data": {"a": "aGVsbG8=", "b": ""},
+     "stringData": {"c": "x"}, "type": "Opaque", "immutable": True},
+    {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "c"},
+     "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}},
+    {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+     "spec": {"backoffLimit": 3, "activeDeadlineSeconds": 60, "template": {"spec": {
+         "containers": [{"name": "c", "image": "i"}], "restartPolicy": "Never"}}},
+     "status": {"startTime": "2024-01-02T03:04:05Z", "succeeded": 1}},
+    {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+     "metadata": {"name": "v"}, "spec": {"failurePolicy": "Fail", "matchConstraints": {"resourceRules": [
+         {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}]},
+         "validations": [{"expression": "true", "message": "m"}], "paramKind": {"apiVersion": "v1", "kind": "X"}}},
+    _GIZMOS_CRD,
+    {"apiVersion": "example.com/v1", "kind": "Gizmo", "metadata": {"name": "g", "labels": {"a": "b"}},
+     "spec": {"port": 8080, "count": 3, "big": 2**40, "ratio": 0.5, "on": True, "blob": "aGVsbG8=",
+              "at": "2024-01-02T03:04:05+01:00", "anything": {"x": [1]}, "matrix": [[1, 2], [3]],
+              "open": {"n": 1, "deep": {"s": "x", "more": 1}, "other": {"a": 1}}, "closed": {"a": "x"},
+              "loose": {"q": 1}, "byName": {"one": {"v": 1}}, "template": {"metadata": {"labels": {"a": "b"}},
+                                                                           "spec": {"containers": [{"name": "c"}]}},
+              "amount": "1Gi", "nowhere": "x", "twice": "x", "either": 1, "notAMapping": 1, "items": [1]},
+     "status": {"anything": [1, {"a": None}]}},
+]
+
+_ODD_VALUES: list[Any] = [
+    "x", "", 0, 1, -1, 2.0, 1.5, 1e40, -1e40, 2**31 - 1, 2**31, -(2**31) - 1, 2**63, -(2**63) - 1,
+    True, False, None, float("nan"), float("inf"), [], [1, "a", None], [{"zz": 1}], {}, {"zz": {"deeper": [1]}},
+    {"name": 1, "image": ["x"]}, "!!bad base64", "aGVsbG8", "aGVsbG8=", "aGVs bG8=", "2024-01-02T03:04:05Z",
+    "2024-13-01", "2024-01-02 03:04:05", "1Gi", " 2Gi ", "1.5.5", "1e3", "0x10", "-1m", "+1", ".5", "1E",
+    "9" * 30, "1.123456789012345678901", "12Ki", "3Mi", "nope", ("a",), MappingProxyType({"name": "x"}),
+    datetime.datetime(2024, 1, 2, 3, 4, 5), datetime.date(2024, 1, 2),
+]
+
+
+def _object_paths(value: Any, path: tuple = ()) -> list[tuple]:
+    found = []
+    members = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, child in members:
+        found.append((*path, key))
+        found += _object_paths(child, (*path, key))
+    return found
+
+
+def _replaced(value: Any, path: tuple, new: Any) -> Any:
+    """A copy of ``value`` with ``new`` at ``path`` (only the containers on the way copied)."""
+    if not path:
+        return new
+    out = dict(value) if isinstance(value, dict) else list(value)
+    out[path[0]] = _replaced(value[path[0]], path[1:], new)
+    return out
+
+
+def test_objects_with_odd_values_anywhere_are_checked_against_their_schemas_as_the_reference_does():
+    # every field of objects of many kinds (and of custom resources with pasted CRDs: int-or-string,
+    # preserve-unknown-fields, formats, references to built-in definitions) given values of every type, strings
+    # that are no base64, no RFC 3339 time or no quantity, numbers out of range or not whole, nulls, other
+    # mappings and sequences; and unknown fields at every depth
+    from app.vap.schemas import schema_set
+
+    checks: list[tuple[str, Any, Any]] = []
+    for half, version in enumerate(("1.30", "1.36")):
+        schemas = schema_set(version, [_WIDGETS_CRD, _GIZMOS_CRD])
+        for index, obj in enumerate(_SCHEMA_CHECK_OBJECTS):
+            checks.append((f"{version}:{index}", obj, schemas))
+            for number, path in enumerate(_object_paths(obj)):
+                for odd in _ODD_VALUES[(number + half) % 2::2]:  # (each field given each value in one version)
+                    checks.append((f"{version}:{index}:{path}={odd!r}", _replaced(obj, path, odd), schemas))
+            for path in [(), *_object_paths(obj)]:
+                at = obj
+                for part in path:
+                    at = at[part]
+                if isinstance(at, dict):
+                    for key, value in (("zz", 1), ("zz", None), ("zz", {"a": [1]}), (7, "x")):
+                        checks.append((f"{version}:{index}:{path}+{key}", _replaced(obj, path, {**at, key: value}),
+                                       schemas))
+    assert len(checks) > 30_000
+    assert _findings_three_ways(checks) > 20_000
+
+
+def test_plans_are_kept_only_for_built_in_schemas_and_only_while_the_fast_paths_are_on():
+    from app.vap.schemas import schema_set
+
+    schemas = schema_set("1.36", [_GIZMOS_CRD])
+    gizmo = _SCHEMA_CHECK_OBJECTS[-1]
+    pod = _FIELD_MANAGER_OBJECTS[0]
+    schema_validate._PLANS.clear()
+    with fast.plain():
+        schema_validate.check_object(pod, schemas)
+        schema_validate.check_object(gizmo, schemas)
+    assert not schema_validate._PLANS
+    schema_validate.check_object(gizmo, schemas)
+    kept = schema_validate._PLANS["1.36"]
+    crd_nodes = {id(node) for node in _nodes(schemas.kind("example.com", "v1", "Gizmo").root)}
+    assert kept and not any(isinstance(key, int) and key in crd_nodes for key in kept)
+    assert all(isinstance(key, int) or schemas.definition(key) is not None for key in kept)
+    schema_validate.check_object(pod, schemas)
+    assert len(kept) > 20
+
+
+def _nodes(value: Any) -> list[Any]:
+    found = [value] if isinstance(value, dict) else []
+    members = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    for child in members:
+        found += _nodes(child)
+    return found
