@@ -1572,6 +1572,21 @@ def test_objects_with_odd_values_anywhere_are_checked_against_their_schemas_as_t
     assert _findings_three_ways(checks) > 20_000
 
 
+def test_the_quantities_the_check_passes_without_parsing_are_those_parse_quantity_takes():
+    digits = ["0", "00", "1", "09", "5" * 18, "123456789012345678"]
+    fractions = ["", ".0", ".5", "." + "9" * 18]
+    suffixes = ["", "n", "u", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"]
+    for whole in digits:
+        for fraction in fractions:
+            for suffix in suffixes:
+                text = whole + fraction + suffix
+                assert schema_validate._PLAIN_QUANTITY.match(text), text
+                parse_quantity(text)  # takes it without fail
+    for text in ["", "1" * 19, "1." + "1" * 19, "1.", ".5", "1K", "1Ki ", "+1", "-1", "1e3", "1mi", "1\n",
+                 "١"]:
+        assert not schema_validate._PLAIN_QUANTITY.match(text), text
+
+
 def test_plans_are_kept_only_for_built_in_schemas_and_only_while_the_fast_paths_are_on():
     from app.vap.schemas import schema_set
 

@@ -29,6 +29,8 @@ from . import KindSchema, Node, SchemaSet
 Path = tuple[str | int, ...]
 
 _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+# quantities in the common forms, which parse_quantity takes without fail (few digits: no long integer to convert)
+_PLAIN_QUANTITY = re.compile(r"[0-9]{1,18}(?:\.[0-9]{1,18})?(?:[numkMGTPE]|[KMGTPE]i)?\Z")
 _INT32 = (-(2**31), 2**31 - 1)
 _INT64 = (-(2**63), 2**63 - 1)
 _QUANTITY_DEF = "io.k8s.apimachinery.pkg.api.resource.Quantity"
@@ -344,6 +346,8 @@ class _Walker:
         if isinstance(value, int | float) and not isinstance(value, bool):
             return
         text = value.strip() if isinstance(value, str) else str(value).lower()
+        if _PLAIN_QUANTITY.match(text):
+            return  # (the common forms, which parse_quantity takes without fail)
         try:
             parse_quantity(text)
         except LibraryError as exc:
