@@ -181,6 +181,11 @@ CASES = [
     Case("alias uses", api({"policy": "", "object": "a: &a x\n" + "\n".join(f"b{i}: *a" for i in range(150))}),
          problem("PLAYGROUND_MAX_ALIASES")),
     Case("recursive alias", api({"policy": "", "object": "a: &a [*a]"}), problem("PLAYGROUND_MAX_DEPTH")),
+    # a quantity longer than Python converts to an integer: the playground's own words, not a failure of Python's
+    Case("quantity of 5,000 digits", api({"policy": "", "object": (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  containers:\n"
+        "  - {name: c, image: i, resources: {limits: {cpu: '" + "9" * 5000 + "'}}}\n")}),
+        problem("a quantity of 5,000 digits: the playground reads quantities of at most")),
     Case("deep flow nesting", api({"policy": "[" * 10_000 + "]" * 10_000}), problem("PLAYGROUND_MAX_DEPTH")),
     Case("deep block nesting", api({"policy": "", "params": _deep_block(300)}), problem("PLAYGROUND_MAX_DEPTH")),
     Case("deep parsed JSON value", api({"policy": "", "object": {"kind": "ConfigMap", "data": _deep_json(500)}}),

@@ -23,6 +23,7 @@ quantities compare by representation.
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 from . import types as t
@@ -161,7 +162,7 @@ def parse_amount(text: str) -> Amount:
     if precision >= 0:
         scale -= len(denom)
         if scale >= -9:
-            shifted = int(num + denom)
+            shifted = _integer(num + denom)
             result = shifted * mantissa
             if _MIN_INT64 <= result <= _MAX_INT64:
                 return Amount(INT64, Dec(result if positive else -result, scale))
@@ -203,7 +204,18 @@ def _parse_dec(value: str) -> Dec:
     digits = (whole + frac) or ""
     if not digits or not digits.isdigit() or s.count(".") > 1:
         raise LibraryError(ERR_NUMERIC)
-    return Dec(sign * int(digits), -len(frac))
+    return Dec(sign * _integer(digits), -len(frac))
+
+
+def _integer(digits: str) -> int:
+    """The integer a quantity's digits write. Python reads a bounded number of digits (its guard against the time a
+    longer conversion takes; Go's decimal type has none): a longer quantity is refused with the playground's own
+    text instead of an error of Python's."""
+    bound = sys.get_int_max_str_digits()
+    if bound and len(digits) > bound:
+        raise LibraryError(f"a quantity of {len(digits):,} digits: the playground reads quantities of at most "
+                           f"{bound:,} digits (kube-apiserver takes longer ones)")
+    return int(digits)
 
 
 def _scan(s: str) -> tuple[bool, str, str, str, str]:
