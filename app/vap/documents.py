@@ -169,7 +169,55 @@ class _Bounded:
             self._depth -= 1
 
 
-class _Loader(_Bounded, yaml.SafeLoader):
+# The safe loader's implicit resolvers but timestamps: Kubernetes decodes YAML into JSON, dates stay strings.
+_IMPLICIT_RESOLVERS = {
+    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
+    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+# what a plain scalar is matched against, by its first character ("" for an empty one): the resolvers of that
+# character, then those of any (PyYAML's key None; the safe loader has none)
+_ANY_FIRST = tuple(_IMPLICIT_RESOLVERS.get(None, []))
+_RESOLVERS_BY_FIRST = {first: (*resolvers, *_ANY_FIRST)
+                       for first, resolvers in _IMPLICIT_RESOLVERS.items() if first is not None}
+
+_STR_TAG = "tag:yaml.org,2002:str"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+_MAP_TAG = "tag:yaml.org,2002:map"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+_VALUE_TAG = "tag:yaml.org,2002:value"
+_ScalarNode, _SequenceNode, _MappingNode = yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode
+
+
+class _Resolver(yaml.resolver.Resolver):
+    """PyYAML's resolver in fewer steps (the composers, in C too, ask it the tag of every node without an
+    explicit tag). It restates :meth:`yaml.resolver.BaseResolver.resolve` for loaders without path resolvers,
+    and gives the same tags (tests/test_yaml_tags.py compares them node by node): a scalar the parser marks
+    implicit (``implicit[0]``: plain, or tagged ``!``) takes the tag of the first implicit resolver of its
+    first character that matches it, any other scalar is a string, a sequence or mapping is one. The state
+    PyYAML keeps along the path to each node is for path resolvers, which the loaders have none of: the
+    composers' calls around each node do nothing."""
+
+    yaml_implicit_resolvers = _IMPLICIT_RESOLVERS
+
+    def resolve(self, kind: type[yaml.Node], value: Any, implicit: Any) -> str | None:
+        if kind is _ScalarNode:
+            if implicit[0]:
+                for tag, regexp in _RESOLVERS_BY_FIRST.get(value[:1], _ANY_FIRST):
+                    if regexp.match(value):
+                        return tag
+            return _STR_TAG
+        if kind is _SequenceNode:
+            return _SEQ_TAG
+        return _MAP_TAG if kind is _MappingNode else None
+
+    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+        pass
+
+    def ascend_resolver(self) -> None:
+        pass
+
+
+class _Loader(_Bounded, _Resolver, yaml.SafeLoader):
     """A safe loader that also refuses to build YAML's timestamp objects (Kubernetes keeps strings),
     bounded as it reads. Written in Python: the reference for every message about the text."""
 
@@ -177,12 +225,6 @@ class _Loader(_Bounded, yaml.SafeLoader):
         yaml.SafeLoader.__init__(self, stream)
         self._bound(usage)
 
-
-# Kubernetes decodes YAML into JSON: dates stay strings.
-_Loader.yaml_implicit_resolvers = {
-    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
-    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
 
 try:
     from yaml._yaml import CParser as _CParser
@@ -192,13 +234,11 @@ except ImportError:  # PyYAML built without libyaml: every pane is read by the P
 if _CParser is not None:
 
     class _FastLoader(_Bounded, yaml.composer.Composer, _CParser,  # type: ignore[valid-type,misc]
-                      yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
+                      yaml.constructor.SafeConstructor, _Resolver):
         """The same loader with libyaml's scanner and parser (some 40 times quicker on a large pane);
         the nodes are composed, bounded and built in Python as with :class:`_Loader`. libyaml is the
         parser go-yaml, and so kubectl and the apiserver, derive from. A pane it cannot read is read
         again by :class:`_Loader`, whose messages the playground reports."""
-
-        yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
 
         def __init__(self, stream: str, usage: bounds.Usage | None = None) -> None:
             _CParser.__init__(self, stream)
@@ -209,12 +249,10 @@ if _CParser is not None:
 
 
     class _ComposedLoader(_CParser, yaml.constructor.SafeConstructor,  # type: ignore[valid-type,misc]
-                          yaml.resolver.Resolver):
+                          _Resolver):
         """libyaml's parser with PyYAML's C composer too, for small panes: the nodes come composed,
         and are counted against the bounds as they are built (:func:`_build` with ``seen``). Any problem, a bound
         included, reads the pane again with :class:`_FastLoader`, which places it exactly."""
-
-        yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
 
         def __init__(self, stream: str, usage: bounds.Usage | None = None) -> None:
             _CParser.__init__(self, stream)
@@ -226,11 +264,6 @@ if _CParser is not None:
 # bounds the C composer's recursion to some 300 KB of stack); longer ones by the bounded Python composer,
 # which stops a hostile pane early instead of composing all of it first.
 _COMPOSED_IN_C = 16 * 1024
-
-
-_STR_TAG = "tag:yaml.org,2002:str"
-_MERGE_TAG = "tag:yaml.org,2002:merge"
-_VALUE_TAG = "tag:yaml.org,2002:value"
 
 
 def _count_composed(nodes: list[yaml.Node], usage: bounds.Usage, seen: set[int]) -> None:
