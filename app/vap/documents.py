@@ -292,14 +292,15 @@ def _count(node: yaml.Node, depth: int, usage: bounds.Usage, seen: set[int] | No
     it (None when it is an alias, whose nodes were counted where it was first used)."""
     mark = node.start_mark
     line, column = mark.line + 1, mark.column + 1
+    composed = False
     if seen is not None:
         if id(node) in seen:
             usage.alias(line, column)
             seen = None
         else:
             seen.add(id(node))
-            usage.compose(line, column)
-    usage.value(line, column, depth, node.value if node.__class__ is yaml.ScalarNode else None)
+            composed = True
+    usage.value(line, column, depth, node.value if node.__class__ is _ScalarNode else None, composed)
     return seen
 
 

@@ -142,11 +142,19 @@ class Usage:
         if self.nodes > self.limits.max_nodes:
             raise self._too_many_nodes(line, column)
 
-    def value(self, line: int, column: int, depth: int, text: str | None) -> None:
-        """Count a value as it is built, at its depth, with its text when it is a scalar: :meth:`node`,
-        :meth:`depth` and :meth:`string` in one call."""
-        self.node(line, column)
+    def value(self, line: int, column: int, depth: int, text: str | None, composed: bool = False) -> None:
+        """Count a value as it is built, at its depth, with its text when it is a scalar: :meth:`compose` when
+        ``composed`` (a node composed in C, counted as the parser would have counted it), :meth:`node`,
+        :meth:`depth` and :meth:`string` in one call, their checks in that order. The two counts are written
+        out here, not called: this runs for every value of every pane read."""
         limits = self.limits
+        if composed:
+            self.composed += 1
+            if self.composed > limits.max_nodes:
+                raise self._too_many_nodes(line, column)
+        self.nodes += 1
+        if self.nodes > limits.max_nodes:
+            raise self._too_many_nodes(line, column)
         if depth > limits.max_depth:
             self.depth(depth, line, column)
         if text is not None and len(text) > limits.max_string_length:
