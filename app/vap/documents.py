@@ -287,11 +287,11 @@ def _count_composed(nodes: list[yaml.Node], usage: bounds.Usage, seen: set[int])
             stack.extend(current.value)
 
 
-def _count(node: yaml.Node, depth: int, usage: bounds.Usage, seen: set[int] | None) -> set[int] | None:
-    """Count a value against the bounds as it is built (see :func:`_build`); return ``seen`` for the nodes inside
-    it (None when it is an alias, whose nodes were counted where it was first used)."""
-    mark = node.start_mark
-    line, column = mark.line + 1, mark.column + 1
+def _count(node: yaml.Node, line: int, column: int, depth: int, usage: bounds.Usage,
+           seen: set[int] | None) -> set[int] | None:
+    """Count a value against the bounds as it is built (see :func:`_build`), at its line and column; return
+    ``seen`` for the nodes inside it (None when it is an alias, whose nodes were counted where it was first
+    used)."""
     composed = False
     if seen is not None:
         if id(node) in seen:
@@ -318,9 +318,11 @@ def _build(
     the nodes counted so far; each node is counted once as the Python composer counts it as it goes, and
     each further reference to one (an alias) as an alias, whose value is then built without counting its
     nodes again. ``duplicates`` collects the keys a mapping gives twice (not those a merge key brings)."""
+    mark = node.start_mark
+    line, column, depth = mark.line + 1, mark.column + 1, len(path) + 1
     if usage is not None:  # aliases are expanded here: count every value built, and its depth
-        seen = _count(node, len(path) + 1, usage, seen)
-    if isinstance(node, yaml.MappingNode):
+        seen = _count(node, line, column, depth, usage, seen)
+    if isinstance(node, _MappingNode):
         tags = {key_node.tag for key_node, _ in node.value}
         merges = _MERGE_TAG in tags
         if seen is not None and merges:
@@ -331,32 +333,37 @@ def _build(
             constructor.flatten_mapping(node)
         out: dict[Any, Any] = {}
         for key_node, value_node in node.value:
-            if key_node.__class__ is yaml.ScalarNode and key_node.tag == _STR_TAG:  # (a key as most are: its text)
+            key_mark = key_node.start_mark
+            key_line, key_column = key_mark.line + 1, key_mark.column + 1
+            if key_node.__class__ is _ScalarNode and key_node.tag == _STR_TAG:  # (a key as most are: its text)
                 if usage is not None:
-                    _count(key_node, len(path) + 1, usage, seen)
+                    _count(key_node, key_line, key_column, depth, usage, seen)
                 key = name = bounds.clean_text(key_node.value)
+                child = (*path, key)
             else:
                 key = _build(key_node, constructor, path, {}, None, usage, seen)
                 if isinstance(key, (dict, list)):
                     raise yaml.constructor.ConstructorError(
                         None, None, "a mapping key must be a string", key_node.start_mark
                     )
-                name = bounds.clean_text(str(key))
-            child = (*path, str(key))
-            positions[child] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+                text = str(key)
+                name = bounds.clean_text(text)
+                child = (*path, text)
+            positions[child] = (key_line, key_column)
             if duplicates is not None and name in out and not merges:
-                duplicates.append(Duplicate(child, key, value_node.start_mark.line + 1, key_node.start_mark.column + 1))
+                duplicates.append(Duplicate(child, key, value_node.start_mark.line + 1, key_column))
             out[name] = _build(value_node, constructor, child, positions, values, usage, seen, duplicates)
         return out
-    if isinstance(node, yaml.SequenceNode):
+    if isinstance(node, _SequenceNode):
         items = []
         for i, item in enumerate(node.value):
             child = (*path, i)
-            positions[child] = (item.start_mark.line + 1, item.start_mark.column + 1)
+            item_mark = item.start_mark
+            positions[child] = (item_mark.line + 1, item_mark.column + 1)
             items.append(_build(item, constructor, child, positions, values, usage, seen, duplicates))
         return items
-    if values is not None and isinstance(node, yaml.ScalarNode):
-        values[path] = (node.start_mark.line + 1, node.start_mark.column + 1, node.style or "")
+    if values is not None and isinstance(node, _ScalarNode):
+        values[path] = (line, column, node.style or "")
     if node.tag == _STR_TAG:  # what the constructor gives a string: the scalar's text
         return bounds.clean_text(node.value)
     value = constructor.construct_object(node, deep=True)
