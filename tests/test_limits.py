@@ -170,3 +170,31 @@ def test_limits_are_configurable_through_the_app(monkeypatch):
     body = {"policy": "", "object": "a: {b: {c: {d: {e: {f: {g: {h: 1}}}}}}}"}
     problem = app.test_client().post("/api/v1/evaluate", json=body).get_json()["problems"][0]
     assert "(limit: PLAYGROUND_MAX_DEPTH = 7)" in problem["message"]
+
+
+@pytest.mark.parametrize("composed", [False, True])
+@pytest.mark.parametrize("before", [(0, 0), (5, 0), (0, 5), (5, 5), (4, 5), (5, 4)])
+@pytest.mark.parametrize("depth, text", [(1, None), (4, None), (1, "x" * 6), (4, "x" * 6), (1, "x")])
+def test_counting_a_value_in_one_call_checks_what_the_separate_counts_check(composed, before, depth, text):
+    """Usage.value: Usage.compose (a node composed in C), Usage.node, Usage.depth and Usage.string in that order."""
+    small = limits.Limits(max_nodes=5, max_depth=3, max_string_length=5)
+
+    def outcome(count):
+        usage = limits.Usage(small)
+        usage.composed, usage.nodes = before
+        try:
+            count(usage)
+            error = None
+        except limits.LimitExceeded as exc:
+            error = (str(exc), exc.line, exc.column)
+        return usage.counts(), usage.exceeded, error
+
+    def separately(usage):
+        if composed:
+            usage.compose(2, 3)
+        usage.node(2, 3)
+        usage.depth(depth, 2, 3)
+        if text is not None:
+            usage.string(text, 2, 3)
+
+    assert outcome(lambda usage: usage.value(2, 3, depth, text, composed)) == outcome(separately)
