@@ -181,6 +181,8 @@ CASES = [
     Case("alias uses", api({"policy": "", "object": "a: &a x\n" + "\n".join(f"b{i}: *a" for i in range(150))}),
          problem("PLAYGROUND_MAX_ALIASES")),
     Case("recursive alias", api({"policy": "", "object": "a: &a [*a]"}), problem("PLAYGROUND_MAX_DEPTH")),
+    Case("tagged quoted scalar", api({"policy": "", "object": 'a: ! "yes\\n"\n'}),
+         problem("invalid YAML or JSON: the scalar", "cannot be read")),
     # a quantity longer than Python converts to an integer: the playground's own words, not a failure of Python's
     Case("quantity of 5,000 digits", api({"policy": "", "object": (
         "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  containers:\n"

@@ -475,12 +475,16 @@ def _read(pane: str, loader: Any, usage: bounds.Usage, *, report: bool, composed
         if not report:
             raise
         return documents, [_yaml_problem(pane, index, exc)]
-    except (ValueError, TypeError, RecursionError, OverflowError) as exc:
+    except (ValueError, TypeError, RecursionError, OverflowError, KeyError) as exc:
         if not report:
             raise
         if libyaml_error is not None:
             return documents, [_yaml_problem(pane, index, libyaml_error)]
-        return documents, [Problem(pane, index, None, None, None, "error", f"invalid YAML or JSON: {exc}")]
+        if isinstance(exc, KeyError):  # a scalar its resolved tag's constructor has no value for (! "yes\n")
+            text = f"the scalar {exc.args[0]!r} cannot be read as the type its tag resolves to"
+        else:
+            text = str(exc)
+        return documents, [Problem(pane, index, None, None, None, "error", f"invalid YAML or JSON: {text}")]
     finally:
         loader.dispose()
     return _bounded(_expand_lists(documents), usage)
