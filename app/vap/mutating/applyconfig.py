@@ -495,8 +495,11 @@ def _validate(value: Any, ref: _Ref) -> list[_Error]:
 def _valid(value: Any, ref: _Ref) -> bool:
     """Whether :func:`_validate` finds nothing in a value, found without making its errors (the keys of a map in
     any order, no error text built): a value that passes is not walked again for the errors."""
-    atom = _deduce(ref.atom, value)
+    atom = ref._atom or ref.atom
     scalar, of_list, of_map = atom.scalar, atom.list, atom.map
+    if (scalar is not None) + (of_list is not None) + (of_map is not None) > 1:  # (else: what _deduce gives)
+        atom = _deduce(atom, value)
+        scalar, of_list, of_map = atom.scalar, atom.list, atom.map
     if of_map is not None:
         if value is None:
             return True
@@ -505,11 +508,17 @@ def _valid(value: Any, ref: _Ref) -> bool:
         fields, element = of_map.fields, of_map.element
         for key, item in value.items():
             child = fields.get(key) or element
-            if child is None or not _valid(item, child):
+            if child is None:
+                return False
+            if item.__class__ is str:  # (the commonest value: a string field's, tested here)
+                child_atom = child._atom or child.atom
+                if child_atom.scalar == _STRING and child_atom.list is None and child_atom.map is None:
+                    continue
+            if not _valid(item, child):
                 return False
         return True
     if scalar is not None:
-        return not _scalar_errors(scalar, value)  # (no text is made for a value that fits)
+        return value is None or not _scalar_errors(scalar, value)  # (no text is made for a value that fits)
     if of_list is not None:
         if value is None:
             return True
