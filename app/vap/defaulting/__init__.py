@@ -86,9 +86,94 @@ def apply(obj: Mapping[str, Any], kind: KindSchema, schemas: SchemaSet, version:
     out = obj if owned and isinstance(obj, dict) else tree_copy(dict(obj))
     made: list[Change] = []
     registry = _REGISTRY if registry is None else registry
-    leads = _leads(schemas, registry, version) if fast.on else None
-    _walk(out, kind.root, schemas, version, out, (), made, registry, stage, leads)
+    if fast.on:
+        _Planned(_plans(schemas, registry, version), version, out, made, stage).walk(out, kind.root, ())
+    else:
+        _walk(out, kind.root, schemas, version, out, (), made, registry, stage, None)
     return out, made
+
+
+# What the walk reads of a schema node, worked out once per node (see _plans): the definition it names, the
+# functions registered for it that apply, its properties that lead to a function (None: no properties), its
+# additionalProperties and items when they lead to one.
+_Plan = tuple[str | None, tuple["Registered", ...], dict[str, Any] | None, Any, Any]
+
+
+def _plans(schemas: SchemaSet, registry: Mapping[str, list[Registered]], version: Version) -> Callable[[Any], _Plan]:
+    """The plans of schema nodes for a registry and version: what the walk reads of each node, its ``$ref`` followed
+    and the children that lead to no function left out (:func:`_leads`). Kept by node (with it, so that its id is not
+    reused), for the schemas' Kubernetes version, registry and version, as the table of :func:`_leads` is."""
+    leads = _leads(schemas, registry, version)
+    table = _PLANS.setdefault((schemas.version, id(registry), version), {})
+    definition_of = schemas.definition
+
+    def plan_of(node: Any) -> _Plan:
+        found = table.get(id(node))
+        if found is not None and found[0] is node:
+            return found[1]
+        original = node
+        definition = None
+        seen = 0
+        while (node.__class__ is dict or isinstance(node, Mapping)) and "$ref" in node and seen < 16:
+            definition = str(node["$ref"])
+            node = definition_of(definition) or {}
+            seen += 1
+        entries = tuple(e for e in registry.get(definition, ()) if e.applies(version)) if definition else ()
+        properties = node.get("properties")
+        walkable = extra = items = None
+        if properties.__class__ is dict or isinstance(properties, Mapping):
+            walkable = {key: child for key, child in properties.items()
+                        if (child.__class__ is dict or child is not None and isinstance(child, Mapping))
+                        and leads(child)}
+        elif isinstance(node.get("additionalProperties"), Mapping) and leads(node["additionalProperties"]):
+            extra = node["additionalProperties"]
+        found_items = node.get("items")
+        if (found_items.__class__ is dict or isinstance(found_items, Mapping)) and leads(found_items):
+            items = found_items
+        made = (definition, entries, walkable, extra, items)
+        if len(table) >= _LEADS_SIZE:
+            table.clear()
+        table[id(original)] = (original, made)
+        return made
+
+    return plan_of
+
+
+_PLANS: dict[tuple[str, int, Version], dict[int, tuple[Any, _Plan]]] = {}
+_LEADS_SIZE = 20_000
+
+
+class _Planned:
+    """:func:`_walk` on the schema nodes' plans (while the fast paths are on)."""
+
+    __slots__ = ("plan_of", "version", "root", "made", "stage")
+
+    def __init__(self, plan_of: Callable[[Any], _Plan], version: Version, root: dict[str, Any], made: list[Change],
+                 stage: str) -> None:
+        self.plan_of, self.version, self.root, self.made, self.stage = plan_of, version, root, made, stage
+
+    def walk(self, value: Any, node: Any, path: Path) -> None:
+        _, entries, walkable, extra, items = self.plan_of(node)
+        if isinstance(value, dict):
+            for entry in entries:
+                if entry.zero is not None:
+                    _fill_zero(value, entry, path, self.made, self.stage)
+                else:
+                    _run_recorded(entry, value, Context(self.version, self.root, path), path, self.made, self.stage)
+            if walkable is not None:
+                if walkable:
+                    for key, child in list(value.items()):
+                        child_node = walkable.get(key)
+                        if child_node is not None and isinstance(child, dict | list):
+                            self.walk(child, child_node, (*path, key))
+            elif extra is not None:
+                for key, child in list(value.items()):
+                    if isinstance(child, dict | list):
+                        self.walk(child, extra, (*path, key))
+        elif items is not None and isinstance(value, list):
+            for index, item in enumerate(value):
+                if isinstance(item, dict | list):
+                    self.walk(item, items, (*path, index))
 
 
 def _leads(schemas: SchemaSet, registry: Mapping[str, list[Registered]], version: Version) -> Callable[[Any], bool]:
