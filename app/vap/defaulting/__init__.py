@@ -87,19 +87,19 @@ def apply(obj: Mapping[str, Any], kind: KindSchema, schemas: SchemaSet, version:
     made: list[Change] = []
     registry = _REGISTRY if registry is None else registry
     if fast.on:
-        _Planned(_plans(schemas, registry, version), version, out, made, stage).walk(out, kind.root, ())
+        _Planned(plans(schemas, registry, version), version, out, made, stage).walk(out, kind.root, ())
     else:
         _walk(out, kind.root, schemas, version, out, (), made, registry, stage, None)
     return out, made
 
 
-# What the walk reads of a schema node, worked out once per node (see _plans): the definition it names, the
+# What the walk reads of a schema node, worked out once per node (see plans): the definition it names, the
 # functions registered for it that apply, its properties that lead to a function (None: no properties), its
 # additionalProperties and items when they lead to one.
 _Plan = tuple[str | None, tuple["Registered", ...], dict[str, Any] | None, Any, Any]
 
 
-def _plans(schemas: SchemaSet, registry: Mapping[str, list[Registered]], version: Version) -> Callable[[Any], _Plan]:
+def plans(schemas: SchemaSet, registry: Mapping[str, list[Registered]], version: Version) -> Callable[[Any], _Plan]:
     """The plans of schema nodes for a registry and version: what the walk reads of each node, its ``$ref`` followed
     and the children that lead to no function left out (:func:`_leads`). Kept by node (with it, so that its id is not
     reused), for the schemas' Kubernetes version, registry and version, as the table of :func:`_leads` is."""

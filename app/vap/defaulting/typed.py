@@ -25,8 +25,8 @@ from typing import Any
 
 from .. import fast
 from ..changes import REPLACE, Change
-from ..schemas import SchemaSet, leads_to
-from . import Context, Registered
+from ..schemas import SchemaSet
+from . import Context, Registered, plans
 from .core_v1 import _quantity as quantity_form
 from .core_v1 import canonical_quantity
 
@@ -229,11 +229,51 @@ def canonical_quantities(obj: dict[str, Any], root: Mapping[str, Any],
     (``0.5`` as ``500m``, ``1024Mi`` as ``1Gi``, a JSON number as a string), and each one rewritten; ``obj`` is
     left as it is (only the containers on the way to a rewritten quantity are copied)."""
     made: list[Change] = []
-    out = _canonical(obj, root, schemas, (), made, leads_to(schemas, _QUANTITIES) if fast.on else None)
+    if fast.on:  # (the walk on the schema nodes' plans: see app.vap.defaulting.plans)
+        out = _canonical_planned(obj, root, plans(schemas, _QUANTITY_REGISTRY, (0, 0)), (), made)
+    else:
+        out = _canonical(obj, root, schemas, (), made)
     return out, made
 
 
-_QUANTITIES = frozenset({QUANTITY})
+# the definition the walk looks for, as a registry (for the plans of the schema nodes: nothing is called)
+_QUANTITY_REGISTRY = {QUANTITY: [Registered("canonical quantity", lambda value, context: None)]}
+
+
+def _canonical_planned(value: Any, node: Any, plan_of: Callable[[Any], Any], path: tuple[Any, ...],
+                       made: list[Change]) -> Any:
+    """:func:`_canonical` on the schema nodes' plans, which leave out what leads to no quantity."""
+    definition, _, walkable, extra, items = plan_of(node)
+    if definition == QUANTITY:
+        text = _written(value)
+        if text is None or text == value:
+            return value
+        made.append(Change(QUANTITY_STAGE, path, REPLACE, value, text))
+        return text
+    if isinstance(value, dict):
+        if not walkable and extra is None:
+            return value
+        out = value
+        for key, child in value.items():
+            child_node = walkable.get(key) if walkable is not None else extra
+            if child_node is None or child is None:
+                continue
+            new = _canonical_planned(child, child_node, plan_of, (*path, key), made)
+            if new is not child:
+                if out is value:
+                    out = dict(value)
+                out[key] = new
+        return out
+    if items is not None and isinstance(value, list):
+        out_list = value
+        for index, item in enumerate(value):
+            new = _canonical_planned(item, items, plan_of, (*path, index), made)
+            if new is not item:
+                if out_list is value:
+                    out_list = list(value)
+                out_list[index] = new
+        return out_list
+    return value
 
 
 def _written(value: Any) -> str | None:
@@ -244,9 +284,8 @@ def _written(value: Any) -> str | None:
 
 
 def _canonical(value: Any, node: Mapping[str, Any], schemas: SchemaSet, path: tuple[Any, ...],
-               made: list[Change], leads: Callable[[Any], bool] | None) -> Any:
-    """``value`` with its quantities in canonical form; ``leads`` (None: everything is walked) tells a node that may
-    hold a quantity, where the walk goes (the rest is left as it is)."""
+               made: list[Change]) -> Any:
+    """``value`` with its quantities in canonical form, every node walked."""
     definition = None
     seen = 0
     while (node.__class__ is dict or isinstance(node, Mapping)) and "$ref" in node and seen < 16:
@@ -272,21 +311,19 @@ def _canonical(value: Any, node: Mapping[str, Any], schemas: SchemaSet, path: tu
         for key, child in value.items():
             child_node = properties.get(key) if properties is not None else extra
             if not (child_node.__class__ is dict or child_node is not None and isinstance(child_node, Mapping)) \
-                    or child is None \
-                    or (leads is not None and not leads(child_node)):
+                    or child is None:
                 continue
-            new = _canonical(child, child_node, schemas, (*path, key), made, leads)
+            new = _canonical(child, child_node, schemas, (*path, key), made)
             if new is not child:
                 if out is value:
                     out = dict(value)
                 out[key] = new
         return out
     items = node.get("items") if value.__class__ is list or isinstance(value, list) else None
-    if items is not None and (items.__class__ is dict or isinstance(items, Mapping)) \
-            and (leads is None or leads(items)):
+    if items is not None and (items.__class__ is dict or isinstance(items, Mapping)):
         out_list = value
         for index, item in enumerate(value):
-            new = _canonical(item, items, schemas, (*path, index), made, leads)
+            new = _canonical(item, items, schemas, (*path, index), made)
             if new is not item:
                 if out_list is value:
                     out_list = list(value)
