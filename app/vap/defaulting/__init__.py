@@ -131,7 +131,7 @@ def plans(schemas: SchemaSet, registry: Mapping[str, list[Registered]], version:
         if (found_items.__class__ is dict or isinstance(found_items, Mapping)) and leads(found_items):
             items = found_items
         made = (definition, entries, walkable, extra, items)
-        if len(table) >= _LEADS_SIZE:
+        if len(table) >= _PLANS_SIZE:
             table.clear()
         table[id(original)] = (original, made)
         return made
@@ -140,7 +140,7 @@ def plans(schemas: SchemaSet, registry: Mapping[str, list[Registered]], version:
 
 
 _PLANS: dict[tuple[str, int, Version], dict[int, tuple[Any, _Plan]]] = {}
-_LEADS_SIZE = 20_000
+_PLANS_SIZE = 20_000
 
 
 class _Planned:
