@@ -651,7 +651,8 @@ def _rename_roots(rewrite: _Rewrite, renames: Mapping[str, str]) -> _Rewrite:
     out: list[str] = []
     spans: list[tuple[int, int, int, int, int]] = []
     pos = length = 0
-    for start, end in _code_spans(text):
+    # (a text naming none of the roots anywhere has none in its code: its spans are not searched one by one)
+    for start, end in _code_spans(text) if any(name in text for name in renames) else ():
         for m in _ROOT_NAME.finditer(text, start, end):
             if m.group(1) not in renames:
                 continue
@@ -681,7 +682,7 @@ def _rewrite_variables(text: str, known: tuple[tuple[str, ...], ...]) -> _Rewrit
     unknown: list[tuple[str, int]] = []
     pos = 0
     length = 0  # length of the rewritten text so far
-    for start, end in _code_spans(text):
+    for start, end in _code_spans(text) if "variables" in text else ():  # (none anywhere: none in the code)
         for m in _VARIABLE_REF.finditer(text, start, end):
             name = m.group(1)
             dot = text.index(".", m.start())
@@ -768,6 +769,8 @@ _INTERNAL_NAME = re.compile(r"(?<![\w.])(__playground_\w*|" + re.escape(library.
 def _internal_names(text: str) -> list[tuple[str, int]]:
     """Names reserved for the playground's own rewriting, used in an expression's code, each with the
     offset cel-go reports an undeclared one at (a call's '(', else the identifier)."""
+    if "__playground_" not in text and library.INTERNAL_PREFIX not in text:
+        return []  # (none anywhere: none in the code)
     return [
         (m.group(1), m.end() - 1 if m.group(2) else m.start())
         for start, end in _code_spans(text)
@@ -1170,6 +1173,8 @@ _HAS_ON_ROOT = re.compile(r"has\(\s*(object|oldObject|params|namespaceObject)(\s
 
 
 def _guard_presence_tests(text: str) -> str:
+    if "has(" not in text:
+        return text  # (no presence test anywhere: none in the code)
     out, pos = [], 0
     for start, end in _code_spans(text):
         for m in _HAS_ON_ROOT.finditer(text, start, end):
