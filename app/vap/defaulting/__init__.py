@@ -86,10 +86,7 @@ def apply(obj: Mapping[str, Any], kind: KindSchema, schemas: SchemaSet, version:
     out = obj if owned and isinstance(obj, dict) else tree_copy(dict(obj))
     made: list[Change] = []
     registry = _REGISTRY if registry is None else registry
-    if fast.on:
-        _Planned(plans(schemas, registry, version), version, out, made, stage).walk(out, kind.root, ())
-    else:
-        _walk(out, kind.root, schemas, version, out, (), made, registry, stage, None)
+    _Walk(plans(schemas, registry, version, prune=fast.on), version, out, made, stage).walk(out, kind.root, ())
     return out, made
 
 
@@ -99,12 +96,15 @@ def apply(obj: Mapping[str, Any], kind: KindSchema, schemas: SchemaSet, version:
 _Plan = tuple[str | None, tuple["Registered", ...], dict[str, Any] | None, Any, Any]
 
 
-def plans(schemas: SchemaSet, registry: Mapping[str, list[Registered]], version: Version) -> Callable[[Any], _Plan]:
-    """The plans of schema nodes for a registry and version: what the walk reads of each node, its ``$ref`` followed
-    and the children that lead to no function left out (:func:`_leads`). Kept by node (with it, so that its id is not
-    reused), for the schemas' Kubernetes version, registry and version, as the table of :func:`_leads` is."""
-    leads = _leads(schemas, registry, version)
-    table = _PLANS.setdefault((schemas.version, id(registry), version), {})
+def plans(schemas: SchemaSet, registry: Mapping[str, list[Registered]], version: Version, *,
+          prune: bool = True) -> Callable[[Any], _Plan]:
+    """The plans of schema nodes for a registry and version: what the walk reads of each node, its ``$ref`` followed.
+    ``prune`` (while the fast paths are on): the children that lead to no function are left out (:func:`_leads`),
+    and the plans are kept by node (with it, so that its id is not reused), for the schemas' Kubernetes version,
+    registry and version, as the table of :func:`_leads` is; otherwise every child is walked, and the plans are made
+    for this walk alone."""
+    leads = _leads(schemas, registry, version) if prune else _everything
+    table = _PLANS.setdefault((schemas.version, id(registry), version), {}) if prune else {}
     definition_of = schemas.definition
 
     def plan_of(node: Any) -> _Plan:
@@ -139,12 +139,17 @@ def plans(schemas: SchemaSet, registry: Mapping[str, list[Registered]], version:
     return plan_of
 
 
+def _everything(node: Any) -> bool:
+    return True
+
+
 _PLANS: dict[tuple[str, int, Version], dict[int, tuple[Any, _Plan]]] = {}
 _PLANS_SIZE = 20_000
 
 
-class _Planned:
-    """:func:`_walk` on the schema nodes' plans (while the fast paths are on)."""
+class _Walk:
+    """A walk of an object along its kind's schema, on the schema nodes' plans: at each value, the functions
+    registered for its definition (parents before the fields inside them), then the values inside it."""
 
     __slots__ = ("plan_of", "version", "root", "made", "stage")
 
@@ -190,43 +195,6 @@ def _leads(schemas: SchemaSet, registry: Mapping[str, list[Registered]], version
 # the definitions with a function for the version, by registry (kept with it) and version
 _WITH_FUNCTIONS: dict[tuple[int, Version], tuple[Any, frozenset[str]]] = {}
 
-
-def _walk(value: Any, node: Mapping[str, Any], schemas: SchemaSet, version: Version, root: dict[str, Any],
-          path: Path, made: list[Change], registry: Mapping[str, list[Registered]], stage: str,
-          leads: Callable[[Any], bool] | None) -> None:
-    definition = None
-    seen = 0
-    while (node.__class__ is dict or isinstance(node, Mapping)) and "$ref" in node and seen < 16:
-        definition = str(node["$ref"])
-        node = schemas.definition(definition) or {}
-        seen += 1
-    if isinstance(value, dict):
-        if definition is not None:
-            for entry in registry.get(definition, ()):
-                if not entry.applies(version):
-                    continue
-                if entry.zero is not None:
-                    _fill_zero(value, entry, path, made, stage)
-                else:
-                    _run_recorded(entry, value, Context(version, root, path), path, made, stage)
-        properties = node.get("properties")
-        if (properties.__class__ is dict or isinstance(properties, Mapping)):
-            for key, child in list(value.items()):
-                child_node = properties.get(key)
-                if ((child_node.__class__ is dict or child_node is not None and isinstance(child_node, Mapping))
-                        and isinstance(child, dict | list) and (leads is None or leads(child_node))):
-                    _walk(child, child_node, schemas, version, root, (*path, key), made, registry, stage, leads)
-        elif isinstance(node.get("additionalProperties"), Mapping):
-            extra = node["additionalProperties"]
-            if leads is None or leads(extra):
-                for key, child in list(value.items()):
-                    if isinstance(child, dict | list):
-                        _walk(child, extra, schemas, version, root, (*path, key), made, registry, stage, leads)
-    elif isinstance(value, list) and ((items := node.get("items")).__class__ is dict or isinstance(items, Mapping)):
-        if leads is None or leads(items):
-            for index, item in enumerate(value):
-                if isinstance(item, dict | list):
-                    _walk(item, items, schemas, version, root, (*path, index), made, registry, stage, leads)
 
 def _run_recorded(entry: Registered, value: dict[str, Any], context: Context, path: Path, made: list[Change],
                   stage: str) -> None:

@@ -229,10 +229,7 @@ def canonical_quantities(obj: dict[str, Any], root: Mapping[str, Any],
     (``0.5`` as ``500m``, ``1024Mi`` as ``1Gi``, a JSON number as a string), and each one rewritten; ``obj`` is
     left as it is (only the containers on the way to a rewritten quantity are copied)."""
     made: list[Change] = []
-    if fast.on:  # (the walk on the schema nodes' plans: see app.vap.defaulting.plans)
-        out = _canonical_planned(obj, root, plans(schemas, _QUANTITY_REGISTRY, (0, 0)), (), made)
-    else:
-        out = _canonical(obj, root, schemas, (), made)
+    out = _canonical(obj, root, plans(schemas, _QUANTITY_REGISTRY, (0, 0), prune=fast.on), (), made)
     return out, made
 
 
@@ -240,9 +237,10 @@ def canonical_quantities(obj: dict[str, Any], root: Mapping[str, Any],
 _QUANTITY_REGISTRY = {QUANTITY: [Registered("canonical quantity", lambda value, context: None)]}
 
 
-def _canonical_planned(value: Any, node: Any, plan_of: Callable[[Any], Any], path: tuple[Any, ...],
-                       made: list[Change]) -> Any:
-    """:func:`_canonical` on the schema nodes' plans, which leave out what leads to no quantity."""
+def _canonical(value: Any, node: Any, plan_of: Callable[[Any], Any], path: tuple[Any, ...],
+               made: list[Change]) -> Any:
+    """``value`` with its quantities in canonical form, walked on the schema nodes' plans (pruned: what leads to no
+    quantity left out)."""
     definition, _, walkable, extra, items = plan_of(node)
     if definition == QUANTITY:
         text = _written(value)
@@ -258,7 +256,7 @@ def _canonical_planned(value: Any, node: Any, plan_of: Callable[[Any], Any], pat
             child_node = walkable.get(key) if walkable is not None else extra
             if child_node is None or child is None:
                 continue
-            new = _canonical_planned(child, child_node, plan_of, (*path, key), made)
+            new = _canonical(child, child_node, plan_of, (*path, key), made)
             if new is not child:
                 if out is value:
                     out = dict(value)
@@ -267,7 +265,7 @@ def _canonical_planned(value: Any, node: Any, plan_of: Callable[[Any], Any], pat
     if items is not None and isinstance(value, list):
         out_list = value
         for index, item in enumerate(value):
-            new = _canonical_planned(item, items, plan_of, (*path, index), made)
+            new = _canonical(item, items, plan_of, (*path, index), made)
             if new is not item:
                 if out_list is value:
                     out_list = list(value)
@@ -281,52 +279,3 @@ def _written(value: Any) -> str | None:
     :func:`app.vap.defaulting.core_v1._quantity`)."""
     parsed = quantity_form(value)
     return canonical_quantity(*parsed) if parsed is not None else None
-
-
-def _canonical(value: Any, node: Mapping[str, Any], schemas: SchemaSet, path: tuple[Any, ...],
-               made: list[Change]) -> Any:
-    """``value`` with its quantities in canonical form, every node walked."""
-    definition = None
-    seen = 0
-    while (node.__class__ is dict or isinstance(node, Mapping)) and "$ref" in node and seen < 16:
-        definition = str(node["$ref"])
-        node = schemas.definition(definition) or {}
-        seen += 1
-    if definition == QUANTITY:
-        text = _written(value)
-        if text is None or text == value:
-            return value
-        made.append(Change(QUANTITY_STAGE, path, REPLACE, value, text))
-        return text
-    if isinstance(value, dict):
-        properties, extra = node.get("properties"), node.get("additionalProperties")
-        # (a dict's class and None first: the ABC's test costs several times more)
-        if not (properties.__class__ is dict or properties is not None and isinstance(properties, Mapping)):
-            properties = None
-        if not (extra.__class__ is dict or extra is not None and isinstance(extra, Mapping)):
-            extra = None
-        if properties is None and extra is None:
-            return value
-        out = value
-        for key, child in value.items():
-            child_node = properties.get(key) if properties is not None else extra
-            if not (child_node.__class__ is dict or child_node is not None and isinstance(child_node, Mapping)) \
-                    or child is None:
-                continue
-            new = _canonical(child, child_node, schemas, (*path, key), made)
-            if new is not child:
-                if out is value:
-                    out = dict(value)
-                out[key] = new
-        return out
-    items = node.get("items") if value.__class__ is list or isinstance(value, list) else None
-    if items is not None and (items.__class__ is dict or isinstance(items, Mapping)):
-        out_list = value
-        for index, item in enumerate(value):
-            new = _canonical(item, items, schemas, (*path, index), made)
-            if new is not item:
-                if out_list is value:
-                    out_list = list(value)
-                out_list[index] = new
-        return out_list
-    return value
