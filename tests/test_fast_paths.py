@@ -955,6 +955,16 @@ def _pasted_objects() -> list[tuple[str, Any]]:
     return found
 
 
+def _assert_same_both_ways(named: list[tuple[str, Any]], answer: Any) -> None:
+    """Each (name, item)'s answer with the fast paths on (everything cleared first) is its answer with them off."""
+    fast.clear()
+    quick = [answer(item) for _, item in named]
+    with fast.plain():
+        plain = [answer(item) for _, item in named]
+    for (name, _), a, b in zip(named, quick, plain, strict=True):
+        assert a == b, name
+
+
 def test_every_pasted_object_decodes_the_same_with_and_without_the_fast_paths():
     # decoding passes over the parts of a schema where no defaulting function, zero value or quantity can be met,
     # and writes each quantity once: the object, its changes and its errors are the same as with every node walked
@@ -971,12 +981,7 @@ def test_every_pasted_object_decodes_the_same_with_and_without_the_fast_paths():
             d = decoding._decode(copy.deepcopy(obj), schemas, key)  # noqa: B023
             return d.value, d.unknown, d.error, [c.to_json() for c in d.changes]
 
-        fast.clear()
-        quick = [decoded(obj) for _, obj in objects]
-        with fast.plain():
-            walked = [decoded(obj) for _, obj in objects]
-        for (name, _), a, b in zip(objects, quick, walked, strict=True):
-            assert a == b, name
+        _assert_same_both_ways(objects, decoded)
 
 
 def test_a_number_of_another_type_is_a_difference_inside_equal_values():
@@ -1181,12 +1186,7 @@ def test_the_field_manager_answers_the_same_with_and_without_the_fast_paths(monk
     assert len(calls) > 1000 and len(creates) > 700
     assert any(args[0].attrs.subresource == "status" for args in creates)
     assert any(args[1].schemas.kind("example.com", "v1", "Widget") is not None for args in creates)
-    fast.clear()
-    quick = [_stage_answer(args) for _, args in calls]
-    with fast.plain():
-        plain = [_stage_answer(args) for _, args in calls]
-    for (name, _), a, b in zip(calls, quick, plain, strict=True):
-        assert a == b, name
+    _assert_same_both_ways(calls, _stage_answer)
 
 
 def test_a_create_s_fields_are_made_in_one_walk_only_while_the_fast_paths_are_on(monkeypatch):
