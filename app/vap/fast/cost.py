@@ -274,6 +274,9 @@ def observer(reads: list[Read]) -> Callable[[Mapping[str, Any]], tuple[Any, ...]
     return namespace["observe"]
 
 
+# A program's shape is learnt on its third estimate (two plain ones first, see core_cost).
+_LEARN_AFTER = 2
+
 # A shape's observer is generated on its third lookup: generating one (Python's compile) takes longer
 # than a few observations by the loop, so an expression evaluated once never pays for it.
 _GENERATE_AFTER = 3
@@ -305,7 +308,7 @@ class _Entry:
         self.program = program
         self.cacheable = True
         self.shapes: list[_Shape] = []
-        self.estimated = False  # whether an estimate was made without learning its shape (see core_cost)
+        self.estimated = 0  # estimates made without learning its shape (see core_cost)
 
 
 _ENTRIES: dict[int, _Entry] = {}
@@ -355,10 +358,11 @@ def core_cost(program: Any, data: Mapping[str, Any]) -> int:
         core = shape.known.get(observe(data) if observe is not None else shape.observed(data))
         if core is not None:
             return core
-    if not entry.estimated or not _has_room(entry):
-        # the first estimate of a program is made as it is: learning its shape takes a second walk, which
-        # an expression evaluated once never needs
-        entry.estimated = True
+    if entry.estimated < _LEARN_AFTER or not _has_room(entry):
+        # the first estimates of a program are made as they are: learning its shape takes two more walks,
+        # which an expression evaluated once or twice (a matchCondition, again in the reinvocation round)
+        # never pays back
+        entry.estimated += 1
         return library.expression_cost(program, data).core
     recorder = _Recorder()
     recorded = library.expression_cost(program, recorder.view(-1, dict(data)))
