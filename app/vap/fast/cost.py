@@ -3,7 +3,7 @@
 The cost estimate (:func:`library.expression_cost`) walks the expression's AST in Python on every
 evaluation, which takes longer than the engine's evaluation itself. What the walk reads of the
 input is little: the size of a list it ranges over, its first element, the length of a string. So
-the first estimate for a program runs over recording views of the input, which note each value the
+the third estimate for a program (the first two are plain walks) runs over recording views of the input, which note each value the
 walk obtains (where, and its type and size, or its value for a scalar); the cost is stored under
 those observations. Later evaluations look the same places up in their own input: when everything
 the walk would see is the same, so is the estimate (the walk sees the input only through those
