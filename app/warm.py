@@ -31,8 +31,8 @@ def example_bodies() -> list[dict[str, Any]]:
 
 
 # Evaluations of each example: code generated for a policy's later evaluations (pruning its inputs from the
-# third, looking its costs up from the fifth: app.vap.reach, app.vap.fast.cost) is then made before workers fork.
-WARM_ROUNDS = 5
+# third, looking its costs up from the sixth: app.vap.reach, app.vap.fast.cost) is then made before workers fork.
+WARM_ROUNDS = 6
 
 
 def warm() -> int:

@@ -33,6 +33,7 @@ class CompiledPolicy:
     _pruners: tuple[Callable[[Any], Any] | None, ...] | None = field(
         default=None, init=False, repr=False, compare=False
     )
+    _pruned: bool = field(default=False, init=False, repr=False, compare=False)
 
     @functools.cached_property
     def variable_map(self) -> dict[str, cel.Compiled]:
@@ -61,14 +62,22 @@ class CompiledPolicy:
             return _WHOLE
         made = self._pruners
         if made is None:
-            made, final = self.reach.pruners(_PRUNER_ROOTS)
+            if not self._pruned:  # the first evaluation sees every input whole: working out what the
+                self._pruned = True  # expressions read costs more than the engine's converting all of it
+                return _WHOLE
+            made, final = self.reach.pruners(_PRUNER_ROOTS, earlier=1)
             if final:
                 self._pruners = made
         return made
 
     @functools.cached_property
     def uses_authorizer(self) -> bool:
-        return self.reach.uses("authorizer") or self.reach.uses("authorizer.requestResource")
+        return self._names("authorizer") and (
+            self.reach.uses("authorizer") or self.reach.uses("authorizer.requestResource"))
+
+    def _names(self, root: str) -> bool:
+        """Whether an expression's text holds ``root`` (else none reads it: a variable is read by its name)."""
+        return any(root in c.expression for c in self.expressions)
 
     @functools.cached_property
     def counts_library_cost(self) -> bool:
@@ -98,7 +107,7 @@ class CompiledPolicy:
     def audit_shares_values(self) -> bool:
         """Whether the auditAnnotations see the validations' values: they see the full Namespace and no
         authorizer, which makes no difference when the policy reads neither."""
-        return not self.uses_authorizer and not self.reach.uses("namespaceObject")
+        return not self.uses_authorizer and not (self._names("namespaceObject") and self.reach.uses("namespaceObject"))
 
     @functools.cached_property
     def validation_readers(self) -> int:

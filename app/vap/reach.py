@@ -76,15 +76,15 @@ class Reach:
         """The value of a root as the expressions can see it."""
         return self.pruner(root)(value)
 
-    def pruners(self, roots: Iterable[str]) -> tuple[tuple[Callable[[Any], Any] | None, ...], bool]:
+    def pruners(self, roots: Iterable[str], earlier: int = 0) -> tuple[tuple[Callable[[Any], Any] | None, ...], bool]:
         """:meth:`pruner` of each root, None for a root the expressions do not read, and whether they
-        are final (none still a walk)."""
-        made = tuple(self.pruner(root) if root in self.roots else None for root in roots)
+        are final (none still a walk). ``earlier``: evaluations made before without pruning, counted as uses."""
+        made = tuple(self.pruner(root, earlier) if root in self.roots else None for root in roots)
         return made, all(root in self._pruners or root not in self.roots for root in roots)
 
-    def pruner(self, root: str) -> Callable[[Any], Any]:
+    def pruner(self, root: str, earlier: int = 0) -> Callable[[Any], Any]:
         """A function giving the value of a root as the expressions can see it: the recursive walk for
-        the first few calls, then code generated for the root's paths (generating it, with Python's
+        the first few uses, then code generated for the root's paths (generating it, with Python's
         compile, takes longer than a few walks, so a policy evaluated once never pays for it)."""
         made = self._pruners.get(root)
         if made is not None:
@@ -95,7 +95,7 @@ class Reach:
         elif trie is WHOLE:
             made = _whole
         else:
-            uses = self._uses.get(root, 0) + 1
+            uses = self._uses.get(root, earlier) + 1
             self._uses[root] = uses
             if uses < _GENERATE_AFTER:
                 return _walk(trie)

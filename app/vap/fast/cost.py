@@ -1,13 +1,13 @@
 """The estimated cost of an expression, worked out once per program and input shape.
 
 The cost estimate (:func:`library.expression_cost`) walks the expression's AST in Python on every
-evaluation, which takes longer than the engine's evaluation itself. What the walk reads of the
-input is little: the size of a list it ranges over, its first element, the length of a string. So
-the third estimate for a program (the first two are plain walks) runs over recording views of the input, which note each value the
-walk obtains (where, and its type and size, or its value for a scalar); the cost is stored under
-those observations. Later evaluations look the same places up in their own input: when everything
-the walk would see is the same, so is the estimate (the walk sees the input only through those
-reads), and the stored number is used. Anything else runs the walk again.
+evaluation, which takes longer than the engine's evaluation itself. What the walk reads of the input
+is little: the size of a list it ranges over, its first element, the length of a string. So the
+third estimate for a program (the first two are plain walks) runs over recording views of the input,
+which note each value the walk obtains (where, and its type and size, or its value for a scalar);
+the cost is stored under those observations. Later evaluations look the same places up in their own
+input: when everything the walk would see is the same, so is the estimate (the walk sees the input
+only through those reads), and the stored number is used. Anything else runs the walk again.
 
 A program whose recorded estimate differs from a plain one (a walk that looks at the input in a way
 the views do not reproduce) is never cached.
