@@ -903,8 +903,29 @@ def library_level(texts: Iterable[str]) -> bool | str:
 
 @fast.memo(COMPILE_CACHE_SIZE)  # asked of one text several times as it is checked, compiled and run
 def mentions(text: str, *names: str) -> bool:
-    """Whether the expression text names any of ``names`` as an identifier (inside a string too)."""
-    return any(_mention(name).search(text) is not None for name in names)
+    """Whether the expression text names any of ``names`` as an identifier (inside a string too): ``name``
+    with neither a letter, a digit nor ``_`` on either side. A name of those characters only is found among the
+    text's runs of them, read once per text; another (``format.named``) is searched for."""
+    runs = None
+    for name in names:
+        if _RUN.fullmatch(name):
+            if runs is None:
+                runs = _runs(text) if len(text) <= _KEPT_RUNS else _runs.__wrapped__(text)
+            if name in runs:
+                return True
+        elif _mention(name).search(text) is not None:
+            return True
+    return False
+
+
+_RUN = re.compile(r"[_a-zA-Z0-9]+")
+_KEPT_RUNS = 16 * 1024  # characters of a text whose runs are kept (a longer one's are read each time)
+
+
+@fast.memo(COMPILE_CACHE_SIZE)
+def _runs(text: str) -> frozenset[str]:
+    """Every longest run of letters, digits and ``_`` in the text."""
+    return frozenset(_RUN.findall(text))
 
 
 @fast.memo(256)
