@@ -898,7 +898,11 @@ def library_level(texts: Iterable[str]) -> bool | str:
     it while the fast paths are off)."""
     if not fast.on:
         return True
-    return True if any(library.may_call_beyond_basic(t) for t in texts) else BASIC
+    return True if any(_may_call_beyond_basic(t) for t in texts) else BASIC
+
+
+# (asked of each text of a policy by API validation, type checking and compiling alike)
+_may_call_beyond_basic = fast.memo(COMPILE_CACHE_SIZE, name="cel.may_call_beyond_basic")(library.may_call_beyond_basic)
 
 
 @fast.memo(COMPILE_CACHE_SIZE)  # asked of one text several times as it is checked, compiled and run
