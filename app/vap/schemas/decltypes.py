@@ -298,35 +298,30 @@ class _Builder:
         return Shape("message", message=full)
 
     def _add_field(self, msg: Any, name: str, number: int, shape: Shape) -> None:
-        before = len(msg.field)
-        self._add_typed_field(msg, name, number, shape)
-        msg.field[before].json_name = name
-
-    def _add_typed_field(self, msg: Any, name: str, number: int, shape: Shape) -> None:
+        """A field of ``msg`` of the shape's type, its own name as its JSON name (each made in one call)."""
         if shape.kind == "map":
             entry_name = map_entry_name(name)
             if any(t.name == entry_name for t in msg.nested_type):  # two fields alike but for '_': a dyn map
-                self._set_type(msg.field.add(name=name, number=number, label=_OPTIONAL), _flat(shape))
+                msg.field.add(name=name, number=number, label=_OPTIONAL, json_name=name, **_type_of(_flat(shape)))
                 return
             entry = msg.nested_type.add(name=entry_name)
             entry.options.map_entry = True
             entry.field.add(name="key", number=1, type=_F.TYPE_STRING, label=_OPTIONAL)
-            self._set_type(entry.field.add(name="value", number=2, label=_OPTIONAL), _flat(shape.elem))
+            entry.field.add(name="value", number=2, label=_OPTIONAL, **_type_of(_flat(shape.elem)))
             msg.field.add(name=name, number=number, label=_REPEATED, type=_F.TYPE_MESSAGE,
-                          type_name=f".{self.package}.{msg.name}.{entry.name}")
+                          type_name=f".{self.package}.{msg.name}.{entry.name}", json_name=name)
             return
         if shape.kind == "list":
-            self._set_type(msg.field.add(name=name, number=number, label=_REPEATED), _flat(shape.elem))
+            msg.field.add(name=name, number=number, label=_REPEATED, json_name=name, **_type_of(_flat(shape.elem)))
             return
-        self._set_type(msg.field.add(name=name, number=number, label=_OPTIONAL), shape)
+        msg.field.add(name=name, number=number, label=_OPTIONAL, json_name=name, **_type_of(shape))
 
-    @staticmethod
-    def _set_type(fd: Any, shape: Shape) -> None:
-        if shape.kind == "scalar":
-            fd.type = shape.scalar
-        else:
-            fd.type = _F.TYPE_MESSAGE
-            fd.type_name = "." + shape.message
+
+def _type_of(shape: Shape) -> dict[str, Any]:
+    """The type fields of a field descriptor of a scalar or message shape."""
+    if shape.kind == "scalar":
+        return {"type": shape.scalar}
+    return {"type": _F.TYPE_MESSAGE, "type_name": "." + shape.message}
 
 
 def map_entry_name(field_name: str) -> str:
