@@ -15,11 +15,20 @@ from typing import Any
 import pytest
 
 from app.vap.mutating.applyconfig import (
+    _ASSOCIATIVE,
     _NONE,
+    _STRING,
     ApplyConfigError,
     ObjectValue,
+    _deduce,
+    _is_list,
+    _is_map,
+    _item_identity,
     _merge,
     _root,
+    _scalar_errors,
+    _valid,
+    _validate,
     apply_configuration,
     check_type_names,
     merge_apply_configuration,
@@ -383,16 +392,265 @@ def _valid_variants() -> list[dict]:
     return variants
 
 
-def test_the_quick_validity_test_agrees_with_the_walk_that_words_the_errors() -> None:
-    from app.vap.mutating.applyconfig import _valid, _validate
+def _former_valid(value: Any, ref: Any) -> bool:
+    """applyconfig._valid as it was before the types' plans (c955b80), for comparison."""
+    atom = ref._atom or ref.atom
+    scalar, of_list, of_map = atom.scalar, atom.list, atom.map
+    if (scalar is not None) + (of_list is not None) + (of_map is not None) > 1:
+        atom = _deduce(atom, value)
+        scalar, of_list, of_map = atom.scalar, atom.list, atom.map
+    if of_map is not None:
+        if value is None:
+            return True
+        if not _is_map(value):
+            return False
+        fields, element = of_map.fields, of_map.element
+        for key, item in value.items():
+            child = fields.get(key) or element
+            if child is None:
+                return False
+            if item.__class__ is str:
+                child_atom = child._atom or child.atom
+                if child_atom.scalar == _STRING and child_atom.list is None and child_atom.map is None:
+                    continue
+            if not _former_valid(item, child):
+                return False
+        return True
+    if scalar is not None:
+        return value is None or not _scalar_errors(scalar, value)
+    if of_list is not None:
+        if value is None:
+            return True
+        if not _is_list(value):
+            return False
+        element = of_list.element
+        if of_list.relationship != _ASSOCIATIVE:
+            return all(_former_valid(item, element) for item in value)
+        seen: set[Any] = set()
+        for item in value:
+            try:
+                identity = _item_identity(of_list, item)
+            except ValueError:
+                return False
+            if identity in seen or not _former_valid(item, element):
+                return False
+            seen.add(identity)
+        return True
+    return False
 
-    root = _root(SCHEMAS, DEPLOYMENT)
-    outcomes = []
-    for value in _valid_variants():
+
+def _quick(test: Any, value: Any, root: Any) -> bool | None:
+    try:
+        return test(value, root)
+    except Exception:  # (any failure)
+        return None
+
+
+def _agree(value: Any, root: Any) -> bool:
+    """Assert that _valid, the former _valid and _validate agree on a value; whether it is valid. Where the walk
+    fails (an exception, e.g. a number too large for a float in a key), a quick test may answer False or fail too:
+    _errors then fails as the walk does."""
+    try:
         errors = _validate(value, root)
-        assert _valid(value, root) == (not errors), (value, errors)
-        outcomes.append(not errors)
+    except Exception:  # (any failure)
+        assert not _quick(_valid, value, root), value
+        assert not _quick(_former_valid, value, root), value
+        return False
+    assert _valid(value, root) is (not errors), (value, errors)
+    assert _former_valid(value, root) is (not errors), (value, errors)
+    return not errors
+
+
+def test_the_quick_validity_test_agrees_with_the_walk_that_words_the_errors() -> None:
+    root = _root(SCHEMAS, DEPLOYMENT)
+    outcomes = [_agree(value, root) for value in _valid_variants()]
     assert outcomes.count(True) >= 2 and outcomes.count(False) >= 10  # both answers are met
+
+
+# A CRD with every kind of type the merge schema knows, and an object of it that is valid.
+EVERY_TYPE = crd({
+    "str": {"type": "string"}, "bytes": {"type": "string", "format": "byte"},
+    "when": {"type": "string", "format": "date-time"}, "int": {"type": "integer"}, "num": {"type": "number"},
+    "bool": {"type": "boolean"}, "intOrString": {"x-kubernetes-int-or-string": True}, "any": {},
+    "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+    "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
+    "nested": {"type": "object", "additionalProperties": {"type": "object", "properties": {
+        "a": {"type": "string"}, "b": {"type": "array", "items": {"type": "integer"}}}}},
+    "strict": {"type": "object", "properties": {"x": {"type": "string"}}, "additionalProperties": False},
+    "both": {"type": "object", "properties": {"x": {"type": "integer"}}, "additionalProperties": {"type": "string"}},
+    "atomicMap": {"type": "object", "x-kubernetes-map-type": "atomic", "properties": {"x": {"type": "string"}}},
+    "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": True, "properties": {
+        "typed": {"type": "integer"}}},
+    "empty": {"type": "object"},
+    "setStr": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
+    "setInt": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "integer"}},
+    "setNum": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "number"}},
+    "setBool": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "boolean"}},
+    "setAny": {"type": "array", "x-kubernetes-list-type": "set", "items": {"x-kubernetes-int-or-string": True}},
+    "lists": {"type": "array", "items": {"type": "array", "items": {"type": "string"}}},
+    "untypedItems": {"type": "array"},
+    "ports": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["port", "protocol"],
+              "items": {"type": "object", "properties": {
+                  "port": {"type": "integer"}, "protocol": {"type": "string", "default": "TCP"},
+                  "name": {"type": "string"}}}},
+    "byId": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["id"],
+             "items": {"type": "object", "properties": {"id": {"x-kubernetes-int-or-string": True},
+                                                         "v": {"type": "number"}}}},
+    "groups": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+               "items": {"type": "object", "properties": {
+                   "name": {"type": "string"},
+                   "members": {"type": "array", "x-kubernetes-list-type": "map",
+                               "x-kubernetes-list-map-keys": ["first", "last"],
+                               "items": {"type": "object", "properties": {
+                                   "first": {"type": "string"}, "last": {"type": "string"},
+                                   "tags": {"type": "array", "x-kubernetes-list-type": "set",
+                                            "items": {"type": "string"}}}}}}}},
+})
+EVERY_VALUE = thing(
+    metadata={"name": "t", "labels": {"a": "b"}}, str="s", bytes="aGk=", when="2024-01-01T00:00:00Z", int=1, num=1.5,
+    bool=True, intOrString="50%", any={"x": [1, {"y": None}]}, labels={"a": "b", "c": ""}, counts={"a": 1},
+    nested={"k": {"a": "x", "b": [1, 2]}}, strict={"x": "y"}, both={"x": 1, "y": "z"}, atomicMap={"x": "y"},
+    free={"typed": 1, "other": {"deep": [1, "a", None]}}, empty={"a": {"b": [1]}}, setStr=["a", "b"],
+    setInt=[1, 2], setNum=[1, 2.5], setBool=[True, False], setAny=["a", 1], lists=[["a"], ["a"]],
+    untypedItems=[1, "a", {"b": 2}, [3]],
+    ports=[{"port": 80}, {"port": 80, "protocol": "UDP"}, {"port": 443, "protocol": "TCP", "name": "https"}],
+    byId=[{"id": 1}, {"id": "1"}, {"id": 2.5, "v": 1}],
+    groups=[{"name": "g", "members": [{"first": "a", "last": "b", "tags": ["x"]}, {"first": "a"}, {"last": "b"}]},
+            {"name": "h", "members": []}],
+)
+
+# values put in place of others, and dicts, lists and their items changed, by the random mutations below
+_REPLACEMENTS: list[Any] = [
+    None, "", "s", "1", "TCP", 0, 1, -1, 80, 2**53, 2**53 + 1, 10**400, 1.0, 1.5, 80.0, float("nan"), True, False,
+    [], {}, ["a"], ["a", "a"], [1], [1, 1.0], [None], [[]], [{}], {"a": "b"}, {"a": 1}, {"a": None}, {"name": "x"},
+    [{"name": "x"}], [{"name": "x"}, {"name": "x"}], [{"name": 1}, {"name": 1.0}], [{"name": True}, {"name": 1}],
+    ("a",), {"zzUnknown": 1}, {"metadata": {"name": 1}},
+]
+
+
+def _paths(value: Any, path: tuple = ()) -> list[tuple]:
+    found = [path]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found += _paths(item, (*path, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found += _paths(item, (*path, i))
+    return found
+
+
+def _mutate(value: Any, rng: Any) -> Any:
+    """A copy of a value with one random change somewhere in it."""
+    value = copy.deepcopy(value)
+    path = rng.choice(_paths(value))
+    parent, target = None, value
+    for step in path:
+        parent, target = target, target[step]
+    choice = rng.random()
+    if isinstance(target, list) and target and choice < 0.5:
+        i = rng.randrange(len(target))
+        item = copy.deepcopy(target[i])
+        if isinstance(item, dict) and item and rng.random() < 0.6:
+            key = rng.choice(sorted(item))
+            if rng.random() < 0.4:
+                del item[key]  # a key field missing (its default, if any, stands in)
+            else:
+                item[key] = rng.choice([None, 1, 1.0, True, "1", item[key], str(item[key])])
+        elif rng.random() < 0.3:
+            item = rng.choice(_REPLACEMENTS)
+        target.insert(rng.randrange(len(target) + 1), item)  # an item again, or changed
+        return value
+    if isinstance(target, dict) and choice < 0.3:
+        if target and rng.random() < 0.5:
+            del target[rng.choice(sorted(target))]
+        else:
+            target[rng.choice(["zzUnknown", "name", "x", "typed", "other"])] = copy.deepcopy(
+                rng.choice(_REPLACEMENTS))
+        return value
+    replacement = copy.deepcopy(rng.choice(_REPLACEMENTS))
+    if isinstance(target, bool | int | float) and rng.random() < 0.5:
+        replacement = rng.choice([float(target), int(target) if target == target and abs(target) < 1e300 else 0,
+                                  bool(target), str(target)])
+    if parent is None:
+        return replacement
+    parent[path[-1]] = replacement
+    return value
+
+
+def _corpus() -> list[dict]:
+    """Every object of a built-in kind the repository's tests, examples and exercises hold (in their files, and in
+    their texts holding YAML), as Kubernetes decodes it (dates stay strings)."""
+    import json
+    from pathlib import Path
+
+    import yaml
+
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loader = type("Loader", (base,), {"yaml_implicit_resolvers": {
+        k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
+        for k, v in base.yaml_implicit_resolvers.items()}})
+    found: dict[str, dict] = {}
+
+    def visit(value: Any, depth: int) -> None:
+        if isinstance(value, dict):
+            api, kind = value.get("apiVersion"), value.get("kind")
+            if isinstance(api, str) and isinstance(kind, str) and SCHEMAS.kind(
+                    api.rpartition("/")[0], api.rpartition("/")[2], kind) is not None:
+                found.setdefault(json.dumps(value, sort_keys=True, default=str), value)
+            for item in value.values():
+                visit(item, depth)
+        elif isinstance(value, list):
+            for item in value:
+                visit(item, depth)
+        elif isinstance(value, str) and "apiVersion" in value and depth < 3:
+            try:
+                documents = list(yaml.load_all(value, Loader=loader))  # (a safe loader)
+            except yaml.YAMLError:
+                return
+            for document in documents:
+                visit(document, depth + 1)
+
+    root = Path(__file__).parent.parent
+    for path in sorted([*root.glob("tests/**/*.yaml"), *root.glob("app/**/*.yaml")]):
+        try:
+            documents = list(yaml.load_all(path.read_text(), Loader=loader))  # (a safe loader)
+        except yaml.YAMLError:
+            continue
+        for document in documents:
+            visit(document, 0)
+    return list(found.values())
+
+
+def test_the_quick_validity_test_agrees_on_every_type_and_on_random_changes() -> None:
+    import random
+
+    schemas = schema_set("1.34", [EVERY_TYPE])
+    root = _root(schemas, schemas.kind("example.com", "v1", "Thing"))
+    assert _agree(EVERY_VALUE, root)
+    rng = random.Random(20240601)
+    outcomes = []
+    for _ in range(3000):
+        value = EVERY_VALUE
+        for _ in range(rng.choice([1, 1, 2, 3])):
+            value = _mutate(value, rng)
+        outcomes.append(_agree(value, root))
+    assert outcomes.count(True) >= 300 and outcomes.count(False) >= 1000
+
+
+def test_the_quick_validity_test_agrees_on_the_repository_s_objects_changed_at_random() -> None:
+    import random
+
+    corpus = _corpus()
+    assert len(corpus) >= 300
+    rng = random.Random(7)
+    outcomes = []
+    for obj_ in corpus:
+        api = obj_["apiVersion"]
+        root = _root(SCHEMAS, SCHEMAS.kind(api.rpartition("/")[0], api.rpartition("/")[2], obj_["kind"]))
+        outcomes.append(_agree(obj_, root))
+        for _ in range(3):
+            outcomes.append(_agree(_mutate(obj_, rng), root))
+    assert outcomes.count(True) >= 300 and outcomes.count(False) >= 300
 
 
 def test_a_valid_object_s_untouched_parts_merge_to_themselves() -> None:
