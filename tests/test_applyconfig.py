@@ -9,7 +9,9 @@ their smd schemas written as the CRD schemas that convert to them.
 
 from __future__ import annotations
 
+import collections
 import copy
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -448,12 +450,12 @@ def _quick(test: Any, value: Any, root: Any) -> bool | None:
 
 def _agree(value: Any, root: Any) -> bool:
     """Assert that _valid, the former _valid and _validate agree on a value; whether it is valid. Where the walk
-    fails (an exception, e.g. a number too large for a float in a key), a quick test may answer False or fail too:
-    _errors then fails as the walk does."""
+    fails (an exception, e.g. a number too large for a float in a key), _valid answers False (and _errors leaves the
+    value to the walk); the former one may also fail."""
     try:
         errors = _validate(value, root)
     except Exception:  # (any failure)
-        assert not _quick(_valid, value, root), value
+        assert _valid(value, root) is False, value
         assert not _quick(_former_valid, value, root), value
         return False
     assert _valid(value, root) is (not errors), (value, errors)
@@ -519,12 +521,79 @@ EVERY_VALUE = thing(
             {"name": "h", "members": []}],
 )
 
-# values put in place of others, and dicts, lists and their items changed, by the random mutations below
+class _Text(str):
+    pass
+
+
+class _Number(int):
+    pass
+
+
+class _Fields(Mapping):
+    """A mapping that is no dict."""
+
+    def __init__(self, **fields: Any) -> None:
+        self.fields = fields
+
+    def __getitem__(self, key: str) -> Any:
+        return self.fields[key]
+
+    def __iter__(self) -> Any:
+        return iter(self.fields)
+
+    def __len__(self) -> int:
+        return len(self.fields)
+
+
+# fields of EVERY_VALUE changed, and whether the object stays valid
+EVERY_TYPE_CHANGES: list[tuple[dict, bool]] = [
+    ({"int": True}, False), ({"int": 1.5}, True), ({"int": _Number(3)}, True), ({"num": 1}, True),
+    ({"bool": 1}, False), ({"bool": 0.0}, False), ({"str": 1}, False), ({"str": _Text("t")}, True),
+    ({"bytes": 1}, False), ({"when": 1}, True), ({"intOrString": 1.5}, True), ({"intOrString": []}, False),
+    ({"intOrString": None}, True), ({"any": {1, 2}}, False), ({"any": b"x"}, False), ({"any": object()}, False),
+    ({"labels": {"a": 1}}, False), ({"counts": {"a": "1"}}, False), ({"counts": {"a": True}}, False),
+    ({"counts": {"a": 1.5}}, True), ({"nested": {"k": {"a": 1}}}, False), ({"nested": {"k": {"c": 1}}}, False),
+    ({"nested": {"k": None}}, True), ({"strict": {"y": "z"}}, False), ({"both": {"x": "1"}}, False),
+    ({"both": {"y": 1}}, False), ({"both": {"y": "1"}}, True), ({"atomicMap": {"y": 1}}, False),
+    ({"free": {"typed": "x"}}, False), ({"free": {"anything": {"goes": [1, {"x": None}]}}}, True),
+    ({"lists": [["a", 1]]}, False), ({"lists": [None]}, True), ({"untypedItems": [{1, 2}]}, False),
+    # sets: elements equal as smd compares them (numbers as floats, booleans apart), no nulls, maps or lists
+    ({"setInt": [2**53, 2**53 + 1]}, False), ({"setInt": [1, _Number(1)]}, False), ({"setInt": [1, 2.0]}, True),
+    ({"setAny": [1, 1.0]}, False), ({"setAny": [1, "1", True]}, True), ({"setAny": [10**400]}, False),
+    ({"setStr": ["a", None]}, False), ({"setStr": [["a"]]}, False), ({"setStr": [{"a": "b"}]}, False),
+    ({"setStr": ["a", _Text("a")]}, False), ({"setBool": [True, True]}, False), ({"setNum": [1.5, 1.5]}, False),
+    # keyed lists: a missing key takes its default, or is left out of the identity
+    ({"ports": [{"port": 2**53}, {"port": 2**53 + 1}]}, False), ({"ports": [{"port": 80}, {"port": 80.0}]}, False),
+    ({"ports": [{"port": 80}, {"port": 80, "protocol": "TCP"}]}, False),
+    ({"ports": [{"port": 80, "protocol": None}, {"port": 80}]}, True),
+    ({"ports": [{"protocol": "TCP"}, {"protocol": "TCP"}]}, False),
+    ({"ports": [{"protocol": "TCP"}, {"port": 1}]}, True),
+    ({"ports": [{"name": "x"}, {"name": "y"}]}, False), ({"ports": [{"port": True}]}, False),
+    ({"ports": [{"port": 1, "protocol": _Text("TCP")}, {"port": 1}]}, False),
+    ({"byId": [{"id": 1}, {"id": "1"}, {"id": True}]}, True), ({"byId": [{"id": 1}, {"id": 1.0}]}, False),
+    ({"byId": [{"v": 1}]}, False), ({"byId": [{"id": 2**53}, {"id": 2**53 + 1}]}, False),
+    ({"byId": [{"id": 10**400}]}, False), ({"byId": [{"id": None}, {"id": None}]}, False),
+    ({"byId": [{"id": [1]}]}, False), ({"byId": ({"id": 1},)}, True),
+    ({"groups": [{"name": "g", "members": [{"first": "a"}, {"first": "a"}]}]}, False),
+    ({"groups": [{"name": "g", "members": [{"first": "a"}, {"first": "a", "last": "b"}]}]}, True),
+    ({"groups": [{"name": "g", "members": [{"first": "a", "tags": ["x", "x"]}]}]}, False),
+    ({"groups": [{"name": "g"}, {"name": "g"}]}, False), ({"groups": [None]}, False), ({"groups": ["g"]}, False),
+    ({"groups": [{"name": "g", "members": [None]}]}, False), ({"groups": [_Fields(name="g")]}, True),
+    ({"groups": [collections.OrderedDict(name="g"), {"name": "g"}]}, False),
+    ({"metadata": {"name": 1}}, False), ({"metadata": _Fields(name="t")}, True), ({"zzUnknown": 1}, False),
+]
+
+
+# values put in place of others, and dicts, lists and their items changed, by the random mutations below (with a few
+# that JSON has not: subclasses, other mappings and collections)
 _REPLACEMENTS: list[Any] = [
     None, "", "s", "1", "TCP", 0, 1, -1, 80, 2**53, 2**53 + 1, 10**400, 1.0, 1.5, 80.0, float("nan"), True, False,
-    [], {}, ["a"], ["a", "a"], [1], [1, 1.0], [None], [[]], [{}], {"a": "b"}, {"a": 1}, {"a": None}, {"name": "x"},
-    [{"name": "x"}], [{"name": "x"}, {"name": "x"}], [{"name": 1}, {"name": 1.0}], [{"name": True}, {"name": 1}],
-    ("a",), {"zzUnknown": 1}, {"metadata": {"name": 1}},
+    [], {}, ["a"], ["a", "a"], [1], [1, 1.0], [2**53, 2**53 + 1], [None], [[]], [{}], {"a": "b"}, {"a": 1},
+    {"a": None}, {"name": "x"}, [{"name": "x"}], [{"name": "x"}, {"name": "x"}], [{"name": 1}, {"name": 1.0}],
+    [{"name": True}, {"name": 1}], [{"name": "x"}, {"name": _Text("x")}], [{"port": 2**53}, {"port": 2**53 + 1}],
+    [{"id": 2**53}, {"id": 2**53 + 1}], [{"port": 1, "protocol": "TCP"}, {"port": _Number(1)}],
+    ("a",), {"zzUnknown": 1}, {"metadata": {"name": 1}}, _Text("t"), _Number(3), {1, 2}, b"x",
+    collections.OrderedDict(a="b"), _Fields(a=1), _Fields(name="x", zzUnknown=_Fields()), {"a": {"b": {1}}},
 ]
 
 
@@ -568,9 +637,9 @@ def _mutate(value: Any, rng: Any) -> Any:
                 rng.choice(_REPLACEMENTS))
         return value
     replacement = copy.deepcopy(rng.choice(_REPLACEMENTS))
-    if isinstance(target, bool | int | float) and rng.random() < 0.5:
-        replacement = rng.choice([float(target), int(target) if target == target and abs(target) < 1e300 else 0,
-                                  bool(target), str(target)])
+    if isinstance(target, bool | int | float) and abs(target) < 1e300 and rng.random() < 0.5:
+        # the same number as another type: bool, int, float, string
+        replacement = rng.choice([float(target), int(target) if target == target else 0, bool(target), str(target)])
     if parent is None:
         return replacement
     parent[path[-1]] = replacement
@@ -627,6 +696,8 @@ def test_the_quick_validity_test_agrees_on_every_type_and_on_random_changes() ->
     schemas = schema_set("1.34", [EVERY_TYPE])
     root = _root(schemas, schemas.kind("example.com", "v1", "Thing"))
     assert _agree(EVERY_VALUE, root)
+    for change, valid in EVERY_TYPE_CHANGES:
+        assert _agree({**EVERY_VALUE, **change}, root) is valid, change
     rng = random.Random(20240601)
     outcomes = []
     for _ in range(3000):

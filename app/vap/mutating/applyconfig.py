@@ -25,7 +25,7 @@ atomic fields), this module takes keys in sorted order.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -120,11 +120,12 @@ class _Atom:
 class _Ref:
     """A type reference, converted to an atom when first needed."""
 
-    __slots__ = ("_atom", "_convert", "name")
+    __slots__ = ("_atom", "_convert", "_plan", "name")
 
     def __init__(self, convert: Any, name: str = "") -> None:
         self._convert = convert
         self._atom: _Atom | None = None
+        self._plan: _Plan | None = None  # what _valid reads of the type, made when first needed (see _plan)
         self.name = name
 
     @property
@@ -492,52 +493,217 @@ def _validate(value: Any, ref: _Ref) -> list[_Error]:
     return [_Error("", f"schema error: invalid atom: {name}")]
 
 
-def _valid(value: Any, ref: _Ref) -> bool:
-    """Whether :func:`_validate` finds nothing in a value, found without making its errors (the keys of a map in
-    any order, no error text built): a value that passes is not walked again for the errors."""
-    atom = ref._atom or ref.atom
-    scalar, of_list, of_map = atom.scalar, atom.list, atom.map
-    if (scalar is not None) + (of_list is not None) + (of_map is not None) > 1:  # (else: what _deduce gives)
-        atom = _deduce(atom, value)
-        scalar, of_list, of_map = atom.scalar, atom.list, atom.map
-    if of_map is not None:
-        if value is None:
+# The quick validity test (_valid) works on plans: per type reference, the classes of value that pass at once and a
+# test for any other value, made when the reference is first met and kept on it (a reference's atom never changes
+# once made). A value whose class is exactly dict, list, str, int, float or bool is taken on the fast way; any other
+# class (a subclass, a Mapping) is tested as _validate does.
+
+_Plan = tuple[frozenset[type], Callable[[Any], bool]]
+_NONE_TYPE = type(None)
+_MISSING: Any = object()
+_SCALAR_CLASSES: dict[str, tuple[type, ...]] = {
+    _STRING: (str,), _NUMERIC: (int, float), _BOOLEAN: (bool,), _UNTYPED: (str, int, float, bool)}
+
+
+def _plan(ref: _Ref) -> _Plan:
+    """The reference's plan, made and kept on it if it has none yet."""
+    plan = ref._plan
+    if plan is None:
+        atom = ref.atom
+        kinds = (atom.scalar is not None) + (atom.list is not None) + (atom.map is not None)
+        plan = ref._plan = _deducing_plan(atom) if kinds > 1 else _atom_plan(atom)
+    return plan
+
+
+def _never(value: Any) -> bool:
+    return False
+
+
+def _atom_plan(atom: _Atom) -> _Plan:
+    """The plan of an atom taken as it is (no deduction): its map, else its scalar, else its list, as _validate."""
+    if atom.map is not None:
+        return frozenset({_NONE_TYPE}), _map_test(atom.map)
+    if atom.scalar is not None:
+        kind = atom.scalar
+        return (frozenset({_NONE_TYPE, *_SCALAR_CLASSES.get(kind, ())}),
+                lambda value: not _scalar_errors(kind, value))
+    if atom.list is not None:
+        return frozenset({_NONE_TYPE}), _list_test(atom.list)
+    return frozenset(), _never  # no kind at all: schema error
+
+
+def _deducing_plan(atom: _Atom) -> _Plan:
+    """The plan of an atom of several kinds: each value is tested against the kind _deduce picks for it."""
+    scalar = _atom_plan(_Atom(scalar=atom.scalar)) if atom.scalar is not None else None
+    of_list = _atom_plan(_Atom(list=atom.list)) if atom.list is not None else None
+    of_map = _atom_plan(_Atom(map=atom.map)) if atom.map is not None else None
+    whole = of_map or scalar or of_list  # the atom undeduced: its map first, as _atom_plan
+    assert whole is not None
+    whole_test = whole[1]
+    map_test = (of_map or whole)[1]  # (what an exact dict gets)
+    list_test = (of_list or whole)[1]  # (what an exact list or tuple gets)
+
+    def test(value: Any) -> bool:
+        cls = value.__class__
+        if cls is dict:
+            return map_test(value)
+        if cls is list or cls is tuple:
+            return list_test(value)
+        if scalar is not None and _is_scalar(value):
+            return cls in scalar[0] or scalar[1](value)
+        if of_list is not None and _is_list(value):
+            return of_list[1](value)
+        if of_map is not None and _is_map(value):
+            return of_map[1](value)
+        return whole_test(value)
+
+    # None passes every atom of several kinds (its map's or its scalar's test), exact scalars pass as the scalar's
+    return frozenset({_NONE_TYPE, *(scalar[0] if scalar is not None else ())}), test
+
+
+def _map_test(m: _Map) -> Callable[[Any], bool]:
+    """The test of a value against a map type: a map whose fields are declared or allowed, each valid."""
+    fields, element = m.fields, m.element
+    if not fields and element is not None:  # (any field, all of one type: labels, untyped objects)
+        def test_elements(value: Any) -> bool:
+            if value.__class__ is not dict:
+                if value is None:
+                    return True
+                if not _is_map(value):
+                    return False
+            accept, test = element._plan or _plan(element)
+            for item in value.values():
+                if item.__class__ not in accept and not test(item):
+                    return False
             return True
-        if not _is_map(value):
-            return False
-        fields, element = of_map.fields, of_map.element
-        for key, item in value.items():
-            child = fields.get(key) or element
-            if child is None:
+
+        return test_elements
+    plans: dict[str, _Plan] = {}  # the declared fields' plans, as they are met
+
+    def test_fields(value: Any) -> bool:
+        if value.__class__ is not dict:
+            if value is None:
+                return True
+            if not _is_map(value):
                 return False
-            if item.__class__ is str:  # (the commonest value: a string field's, tested here)
-                child_atom = child._atom or child.atom
-                if child_atom.scalar == _STRING and child_atom.list is None and child_atom.map is None:
-                    continue
-            if not _valid(item, child):
+        for key, item in value.items():
+            plan = plans.get(key)
+            if plan is None:
+                child = fields.get(key)
+                if child is not None:
+                    plan = plans[key] = _plan(child)
+                elif element is not None:
+                    plan = element._plan or _plan(element)
+                else:
+                    return False  # a field not declared
+            if item.__class__ not in plan[0] and not plan[1](item):
                 return False
         return True
-    if scalar is not None:
-        return value is None or not _scalar_errors(scalar, value)  # (no text is made for a value that fits)
-    if of_list is not None:
+
+    return test_fields
+
+
+def _list_test(lst: _List) -> Callable[[Any], bool]:
+    """The test of a value against a list type: a list of valid items, those of an associative list unique."""
+    element = lst.element
+
+    def test_items(value: Any) -> bool:
+        if value.__class__ is not list:
+            if value is None:
+                return True
+            if not _is_list(value):
+                return False
+        accept, test = element._plan or _plan(element)
+        for item in value:
+            if item.__class__ not in accept and not test(item):
+                return False
+        return True
+
+    if lst.relationship != _ASSOCIATIVE:
+        return test_items
+    if not lst.keys:
+        def test_set(value: Any) -> bool:
+            if not test_items(value):
+                return False
+            if value is None:
+                return True
+            seen: set[Any] = set()
+            for item in value:
+                cls = item.__class__
+                if cls is str:
+                    identity = item  # (unequal to any other item's identity but an equal string's)
+                elif cls is int:
+                    identity = float(item)  # (equal where _canonical's is: ints equal as floats)
+                else:
+                    return _associative_valid(lst, value)
+                if identity in seen:
+                    return False
+                seen.add(identity)
+            return True
+
+        return test_set
+
+    names = tuple(sorted(lst.keys))  # (the order _keyed gives; a name twice is taken twice, as there)
+    defaults: tuple[Any, ...] | None = None  # each key's default (_MISSING: none), found when first needed
+
+    def test_keyed(value: Any) -> bool:
+        nonlocal defaults
+        if not test_items(value):
+            return False
         if value is None:
             return True
-        if not _is_list(value):
-            return False
-        element = of_list.element
-        if of_list.relationship != _ASSOCIATIVE:
-            return all(_valid(item, element) for item in value)
+        if defaults is None:
+            element_map = element.atom.map
+            found = (element_map.defaults.get(name) if element_map is not None else None for name in names)
+            defaults = tuple(_MISSING if default is None else default for default in found)
         seen: set[Any] = set()
         for item in value:
-            try:
-                identity = _item_identity(of_list, item)
-            except ValueError:
+            if item.__class__ is not dict:
+                return _associative_valid(lst, value)
+            # each key's value or default, when all are there and are exact strings or ints: the identity
+            # _item_identity would give, with ("s", text) taken as the text and ("n", number) as the float
+            identity: list[Any] = []
+            for name, default in zip(names, defaults, strict=True):
+                key = item.get(name, default)
+                cls = key.__class__
+                if cls is str:
+                    identity.append(key)
+                elif cls is int:
+                    identity.append(float(key))
+                else:
+                    return _associative_valid(lst, value)
+            frozen = tuple(identity)
+            if frozen in seen:
                 return False
-            if identity in seen or not _valid(item, element):
-                return False
-            seen.add(identity)
+            seen.add(frozen)
         return True
-    return False
+
+    return test_keyed
+
+
+def _associative_valid(lst: _List, value: Any) -> bool:
+    """Whether the items of an associative list have identities and are unique (_validate's way, for any item)."""
+    seen: set[Any] = set()
+    for item in value:
+        try:
+            identity = _item_identity(lst, item)
+        except ValueError:
+            return False
+        if identity in seen:
+            return False
+        seen.add(identity)
+    return True
+
+
+def _valid(value: Any, ref: _Ref) -> bool:
+    """Whether :func:`_validate` finds nothing in a value, found without making its errors (the keys of a map in
+    any order, no error text built), on the types' plans: a value that passes is not walked again for the errors.
+    False also where the test fails on a value (an exception): :func:`_errors` then gives what _validate gives."""
+    try:
+        accept, test = ref._plan or _plan(ref)
+        return value.__class__ in accept or test(value)
+    except Exception:  # (a value _validate may refuse or fail on: it is left to _validate)
+        return False
 
 
 def _errors(value: Any, ref: _Ref) -> list[_Error]:
