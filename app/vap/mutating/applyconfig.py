@@ -778,38 +778,50 @@ def _merge_map(m: _Map, lhs: Any, rhs: Any, valid: bool) -> tuple[Any, list[_Err
     right = rhs if _is_map(rhs) else None
     if m.relationship == _ATOMIC or (not left and not right):
         return _leaf(lhs, rhs), []
+    left = left or {}
+    right = right or {}
     out: dict[str, Any] = {}
     errors: list[_Error] = []
-    keys = list(left or {}) + [k for k in (right or {}) if k not in (left or {})]
+    keys = list(left) + [k for k in right if k not in left]
     for key in keys:
+        rchild = right.get(key, _NONE)
+        if valid and rchild is _NONE:  # (what _merge gives a valid part the configuration leaves alone: itself)
+            out[key] = left[key]
+            continue
         child = m.fields.get(key) or m.element or _EMPTY
-        merged, errs = _merge((left or {}).get(key, _NONE), (right or {}).get(key, _NONE), child, valid)
-        errors += _prefixed(errs, "." + key)
+        merged, errs = _merge(left.get(key, _NONE), rchild, child, valid)
+        if errs:
+            errors += _prefixed(errs, "." + key)
         if merged is not _NONE:
             out[key] = merged
     return (out if out else _NONE), errors
 
 
-def _index(lst: _List, items: list[Any], allow_duplicates: bool) -> tuple[list[_PathElement], dict[Any, Any],
-                                                                            list[_Error]]:
-    elements: list[_PathElement] = []
+def _index(lst: _List, items: list[Any], allow_duplicates: bool) -> tuple[list[Any], dict[Any, Any], list[_Error]]:
+    """The identities of an associative list's items, each identity's item (_NONE: given twice, allowed), and the
+    errors (an item without identity, one given twice where that is not allowed). The items' texts are made only
+    for the errors."""
+    identities: list[Any] = []
     observed: dict[Any, Any] = {}
     errors: list[_Error] = []
     for i, item in enumerate(items):
         try:
-            element = _item_element(lst, item)
-        except ValueError as e:
-            errors.append(_Error("", f"element {i}: {e}"))
-            continue
-        if element.identity in observed:
-            if not allow_duplicates:
-                errors.append(_Error("", f"duplicate entries for key {element.text}"))
+            identity = _item_identity(lst, item)
+        except Exception:  # (made again with its text, which may fail first: smd's error is the text's)
+            try:
+                identity = _item_element(lst, item).identity
+            except ValueError as e:
+                errors.append(_Error("", f"element {i}: {e}"))
                 continue
-            observed[element.identity] = _NONE  # duplicated items are not merged
+        if identity in observed:
+            if not allow_duplicates:
+                errors.append(_Error("", f"duplicate entries for key {_item_element(lst, item).text}"))
+                continue
+            observed[identity] = _NONE  # duplicated items are not merged
         else:
-            observed[element.identity] = item
-        elements.append(element)
-    return elements, observed, errors
+            observed[identity] = item
+        identities.append(identity)
+    return identities, observed, errors
 
 
 def _merge_list(lst: _List, lhs: Any, rhs: Any, valid: bool) -> tuple[Any, list[_Error]]:
@@ -817,12 +829,13 @@ def _merge_list(lst: _List, lhs: Any, rhs: Any, valid: bool) -> tuple[Any, list[
     right = list(rhs) if _is_list(rhs) else None
     if lst.relationship == _ATOMIC or (not left and not right):
         return _leaf(lhs, rhs), []
-    right_elements, right_seen, errors = _index(lst, right or [], False)
-    left_elements, left_seen, left_errors = _index(lst, left or [], True)
+    right_ids, right_seen, errors = _index(lst, right or [], False)
+    left_ids, left_seen, left_errors = _index(lst, left or [], True)
     errors += left_errors
     if errors:
         return _NONE, errors
-    shared = [e for e in right_elements if e.identity in left_seen]
+    # (identities are tuples: None is no identity)
+    shared = [identity for identity in right_ids if identity in left_seen]
     next_shared = shared.pop(0) if shared else None
     merged_right: set[Any] = set()
     out: list[Any] = []
@@ -833,34 +846,33 @@ def _merge_list(lst: _List, lhs: Any, rhs: Any, valid: bool) -> tuple[Any, list[
             out.append(merged)
 
     li = ri = 0
-    while li < len(left_elements) or ri < len(right_elements):
-        if li < len(left_elements) and ri < len(right_elements):
-            element = left_elements[li]
-            if element.identity == right_elements[ri].identity:
-                merged_right.add(element.identity)
-                take(left_seen[element.identity], right_seen[element.identity])
+    while li < len(left_ids) or ri < len(right_ids):
+        if li < len(left_ids) and ri < len(right_ids):
+            identity = left_ids[li]
+            if identity == right_ids[ri]:
+                merged_right.add(identity)
+                take(left_seen[identity], right_seen[identity])
                 li += 1
                 ri += 1
                 next_shared = shared.pop(0) if shared else None
                 continue
-            if (element.identity in right_seen and next_shared is not None
-                    and next_shared.identity != element.identity):
+            if identity in right_seen and next_shared is not None and next_shared != identity:
                 li += 1
                 continue
-        if li < len(left_elements):
-            element = left_elements[li]
-            if element.identity not in right_seen:
+        if li < len(left_ids):
+            identity = left_ids[li]
+            if identity not in right_seen:
                 take((left or [])[li], _NONE)  # indexing errors abort, so positions coincide
                 li += 1
                 continue
-            if element.identity in merged_right:
+            if identity in merged_right:
                 li += 1
-        if ri < len(right_elements):
-            element = right_elements[ri]
-            merged_right.add(element.identity)
-            take(left_seen.get(element.identity, _NONE), right_seen[element.identity])
+        if ri < len(right_ids):
+            identity = right_ids[ri]
+            merged_right.add(identity)
+            take(left_seen.get(identity, _NONE), right_seen[identity])
             ri += 1
-            if next_shared is not None and next_shared.identity == element.identity:
+            if next_shared is not None and next_shared == identity:
                 next_shared = shared.pop(0) if shared else None
     return (out if out else _NONE), []
 
