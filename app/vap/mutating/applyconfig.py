@@ -715,21 +715,34 @@ def _errors(value: Any, ref: _Ref) -> list[_Error]:
 
 def _find_atomics(value: Any, ref: _Ref, path: str) -> list[str]:
     """smd.go's findAtomics: paths of atomic lists, maps and structs the apply configuration sets."""
-    atom = ref.atom
     found: list[str] = []
-    if _is_map(value) and atom.map is not None:
+    _add_atomics(found, value, ref, path)
+    return found
+
+
+_LEAVES = frozenset({str, int, float, bool, type(None)})  # (classes of values that are no map and no list)
+
+
+def _add_atomics(found: list[str], value: Any, ref: _Ref, path: str) -> None:
+    """:func:`_find_atomics` adding to a list (a scalar's field or item is not visited: it holds no atomic)."""
+    atom = ref._atom or ref.atom
+    if atom.map is not None and _is_map(value):
         if atom.map.relationship == _ATOMIC:
             found.append(path)
+        fields = atom.map.fields
         for key in sorted(value, key=str):
-            child = atom.map.fields.get(key)
+            child = fields.get(key)
             if child is not None:
-                found += _find_atomics(value[key], child, f"{path}.{key}")
-    if _is_list(value) and atom.list is not None:
+                item = value[key]
+                if item.__class__ not in _LEAVES:
+                    _add_atomics(found, item, child, f"{path}.{key}")
+    if atom.list is not None and _is_list(value):
         if atom.list.relationship == _ATOMIC:
             found.append(path)
+        element = atom.list.element
         for i, item in enumerate(value):
-            found += _find_atomics(item, atom.list.element, f"{path}[{i}]")
-    return found
+            if item.__class__ not in _LEAVES:
+                _add_atomics(found, item, element, f"{path}[{i}]")
 
 
 # ---------------------------------------------------------------------------------------------
