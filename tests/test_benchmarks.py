@@ -104,6 +104,7 @@ def test_both_sides_start_their_cold_evaluation_after_a_full_collection(monkeypa
 def test_mutating_policies_are_measured_on_both_sides():
     """A MutatingAdmissionPolicy's expressions are in the CEL stage, and the bare engine evaluates each mutation as
     the engine compiles it (its initialisers rewritten), with the values the playground gave it."""
+    from app.vap.cel.library.checks import OBJECT_TYPE_KEY
     from benchmarks import bare, core, scenarios
 
     gallery = {s.name: s for s in scenarios.gallery()}
@@ -111,7 +112,7 @@ def test_mutating_policies_are_measured_on_both_sides():
         captured = core.capture(scenario.payload)
         engine = bare.Bare(captured.version, captured.expressions, captured.bare_inputs())
         assert engine.refused == [], scenario.name
-        mutations = [e for e in captured.evaluations if "@playground.object.type" in e.expression]
+        mutations = [e for e in captured.evaluations if OBJECT_TYPE_KEY in e.expression]
         assert mutations, scenario.name
         for evaluation in mutations:  # the bare engine builds the value the playground's engine built
             value = engine.programs[evaluation.expression].eval(data=dict(evaluation.data, **(

@@ -30,7 +30,8 @@ from . import types as tp
 from .regex import RegexSyntaxError, compile_go
 from .versions import version_tuple
 
-OBJECT_TYPE_KEY = "@playground.object.type"
+# (no word of it is a variable's name, so that type checking does not take a mutation for one reading the object)
+OBJECT_TYPE_KEY = "@playground.initialiser.type"
 
 
 @dataclass(frozen=True)
