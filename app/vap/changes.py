@@ -7,6 +7,7 @@ response lists them per stage, so that a user sees where each field of the admit
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -92,6 +93,77 @@ def _differ(before: Any, after: Any, path: Path, found: Callable[[tuple[str, Pat
         return
     if type(before) is not type(after) or before != after:
         found((REPLACE, path, before, after))
+
+
+def copy_differences(before: Any, after: Any, path: Path = ()) -> list[tuple[str, Path, Any, Any]]:
+    """:func:`differences` for a ``before`` that shares next to nothing with ``after`` (a copy kept before a change,
+    which the walk would enter everywhere): a mapping or list equal to its counterpart, and written alike by marshal,
+    is passed over in C. The same list, for values made of what documents hold (a bytes object and a bytearray or
+    memoryview of the same bytes, which marshal writes alike and ``==`` finds equal, would be passed over)."""
+    found: list[tuple[str, Path, Any, Any]] = []
+    _differ_copy(before, after, path, found.append)
+    return found
+
+
+# the scalars compared where they are met, without a call
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
+def _differ_copy(before: Any, after: Any, path: Path, found: Callable[[tuple[str, Path, Any, Any]], None]) -> None:
+    # _differ's walk; only the parts that may hold a difference are entered (see _alike)
+    if before is after:
+        return
+    if before.__class__ is dict and after.__class__ is dict or isinstance(before, dict) and isinstance(after, dict):
+        for key, value in after.items():
+            if key not in before:
+                found((ADD, (*path, key), None, value))
+                continue
+            old = before[key]
+            if old is value:
+                continue
+            if old.__class__ in _SCALARS and value.__class__ in _SCALARS:
+                if old.__class__ is not value.__class__ or old != value:
+                    found((REPLACE, (*path, key), old, value))
+            elif not _alike(old, value):
+                _differ_copy(old, value, (*path, key), found)
+        for key, value in before.items():
+            if key not in after:
+                found((REMOVE, (*path, key), value, None))
+        return
+    if isinstance(before, list) and isinstance(after, list):
+        if len(after) >= len(before):
+            for index, value in enumerate(after):
+                if index >= len(before):
+                    found((ADD, (*path, index), None, value))
+                    continue
+                old = before[index]
+                if old is value:
+                    continue
+                if old.__class__ in _SCALARS and value.__class__ in _SCALARS:
+                    if old.__class__ is not value.__class__ or old != value:
+                        found((REPLACE, (*path, index), old, value))
+                elif not _alike(old, value):
+                    _differ_copy(old, value, (*path, index), found)
+            return
+        found((REPLACE, path, before, after))
+        return
+    if type(before) is not type(after) or before != after:
+        found((REPLACE, path, before, after))
+
+
+def _alike(before: Any, after: Any) -> bool:
+    """Whether _differ would find nothing between two mappings or lists, known in C. Marshal's version 2 writes no
+    references, so its bytes depend on the values alone: alike, they hold the same keys in the same order and leaves
+    of the same types and bits. A NaN is still unequal to a copy of itself for _differ; ``==`` sees that too."""
+    if before.__class__ not in _CONTAINERS or after.__class__ not in _CONTAINERS:
+        return False
+    try:
+        return before == after and marshal.dumps(before, 2) == marshal.dumps(after, 2)
+    except (ValueError, RecursionError):  # not marshal's (a subclass, another object) or nested too deep: walked
+        return False
+
+
+_CONTAINERS = (dict, list)
 
 
 def changes(stage: str, before: Any, after: Any, path: Path = ()) -> list[Change]:
