@@ -201,21 +201,28 @@ def _run_recorded(entry: Registered, value: dict[str, Any], context: Context, pa
     """Call a defaulting function on a value and record what it changed. The value before is kept as marshal's
     bytes (exact: a value of another type, or keys in another order, reads differently), so that a function that
     changes nothing, as most do, costs no copy and no comparison in Python; the changes are worked out from them
-    when it changed something."""
+    when it changed something.
+
+    While the fast paths are on, the bytes are marshal's version 2, which writes no references: version 4 looks up
+    every value held elsewhere too (most strings, shared with the pasted object), which costs more here than it saves,
+    and its bytes depend on how many hold each value, not on the values alone. The changes are then worked out by
+    :func:`copy_differences`, which passes over in C what the copy and the value hold alike."""
+    quick = fast.on
+    version = 2 if quick else marshal.version
     try:
-        written: bytes | None = marshal.dumps(value)
+        written: bytes | None = marshal.dumps(value, version)
         copied = None
     except ValueError:  # a value marshal does not write (not plain JSON, or nested beyond its depth): a copy
         written, copied = None, tree_copy(value)
     entry.function(value, context)
     if written is not None:
         try:
-            if marshal.dumps(value) == written:
+            if marshal.dumps(value, version) == written:
                 return
         except ValueError:
             pass
         copied = marshal.loads(written)
-        if fast.on:  # the copy shares nothing with the value: equal parts are passed over in C, not walked
+        if quick:
             name = f"{stage}: {entry.name}"
             made.extend([Change(name, p, op, b, a) for op, p, b, a in copy_differences(copied, value, path)])
             return
