@@ -241,3 +241,85 @@ def test_defaulting_records_the_same_changes_with_and_without_the_fast_paths(val
     with fast.plain():
         plain = [answer(obj) for obj in pods]
     assert quick == plain
+
+
+# --- recording a function's changes ---------------------------------------------------------------
+
+def former_run_recorded(entry: Any, value: dict[str, Any], context: Any, path: tuple[Any, ...], made: list[Any],
+                        stage: str) -> None:
+    from app.vap.changes import changes, tree_copy
+
+    try:
+        written: bytes | None = marshal.dumps(value)
+        copied = None
+    except ValueError:
+        written, copied = None, tree_copy(value)
+    entry.function(value, context)
+    if written is not None:
+        try:
+            if marshal.dumps(value) == written:
+                return
+        except ValueError:
+            pass
+        copied = marshal.loads(written)
+    made.extend(changes(f"{stage}: {entry.name}", copied, value, path))
+
+
+def _adding(rng: random.Random) -> Callable[[dict[str, Any]], None]:
+    # what most defaulting functions do: fields set where absent, after the others
+    fields = [(f"field{n}", rng.choice([1, 1.0, True, "v", None, {}, [], {"a": [1]}, math.nan])) for n in range(3)]
+
+    def add(value: dict[str, Any]) -> None:
+        for key, default in fields[:rng.randrange(0, 4)]:
+            value.setdefault(key, copy.deepcopy(default))
+    return add
+
+
+def _changing(rng: random.Random) -> Callable[[dict[str, Any]], None]:
+    def change(value: dict[str, Any]) -> None:
+        for _ in range(rng.randrange(0, 3)):
+            _mutate(value, rng)
+    return change
+
+
+@pytest.mark.parametrize("make", [_adding, _changing])
+def test_a_function_s_changes_are_recorded_as_before(values: list[Any], make: Any) -> None:
+    from app.vap.defaulting import Context, Registered, _run_recorded
+
+    rng = random.Random(make.__name__)
+    recorded = 0
+    for value in values:
+        if not isinstance(value, dict):
+            continue
+        targets = [path for path, node in _containers(value) if isinstance(node, dict)]
+        for path in rng.sample(targets, min(len(targets), 4)):
+            seed = rng.random()
+            answers = []
+            for run in (former_run_recorded, _run_recorded):
+                obj = copy.deepcopy(value)
+                target = obj
+                for part in path:
+                    target = target[part]
+                function = make(random.Random(seed))
+                entry = Registered("f", lambda v, c, f=function: f(v))  # type: ignore[misc]
+                made: list[Any] = []
+                run(entry, target, Context((1, 36), obj, path), path, made, "defaulting")
+                answers.append((obj, [(c.stage, c.path, c.op, c.before, c.after) for c in made]))
+            assert _same([answers[0][0]], [answers[1][0]])
+            assert _same(answers[0][1], answers[1][1]), (path, answers)
+            recorded += bool(answers[0][1])
+    assert recorded > 500
+
+
+def test_fields_added_beside_a_nan_are_recorded_as_before() -> None:
+    # the walk finds a NaN unequal to its copy wherever it is: the fields added are not the only changes
+    from app.vap.defaulting import Context, Registered, _run_recorded
+
+    for value in ({"n": math.nan}, {"a": {"n": [math.inf, math.nan]}}, {"c": complex(0, math.nan)}):
+        answers = []
+        for run in (former_run_recorded, _run_recorded):
+            obj = copy.deepcopy(value)
+            made: list[Any] = []
+            run(Registered("f", lambda v, c: v.setdefault("added", 1)), obj, Context((1, 36), obj, ()), (), made, "d")
+            answers.append([(c.path, c.op, c.before, c.after) for c in made])
+        assert _same(answers[0], answers[1]) and len(answers[0]) >= 1

@@ -22,6 +22,7 @@ from __future__ import annotations
 import marshal
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from .. import fast
@@ -205,10 +206,15 @@ def _run_recorded(entry: Registered, value: dict[str, Any], context: Context, pa
 
     While the fast paths are on, the bytes are marshal's version 2, which writes no references: version 4 looks up
     every value held elsewhere too (most strings, shared with the pasted object), which costs more here than it saves,
-    and its bytes depend on how many hold each value, not on the values alone. The changes are then worked out by
-    :func:`copy_differences`, which passes over in C what the copy and the value hold alike."""
+    and its bytes depend on how many hold each value, not on the values alone. Most functions that change something
+    only add fields, after the others: then the bytes after the call begin with those before, but for their last one
+    (the end of the mapping), and as marshal reads one value after another from the same bytes, the fields before are
+    the same values, the fields after them added (unless a NaN may be written: the walk finds one unequal to its
+    copy). Otherwise the changes are worked out by :func:`copy_differences`, which passes over in C what the copy and
+    the value hold alike."""
     quick = fast.on
     version = 2 if quick else marshal.version
+    count = len(value)
     try:
         written: bytes | None = marshal.dumps(value, version)
         copied = None
@@ -217,16 +223,35 @@ def _run_recorded(entry: Registered, value: dict[str, Any], context: Context, pa
     entry.function(value, context)
     if written is not None:
         try:
-            if marshal.dumps(value, version) == written:
-                return
+            now: bytes | None = marshal.dumps(value, version)
         except ValueError:
-            pass
-        copied = marshal.loads(written)
+            now = None
+        if now == written:
+            return
         if quick:
             name = f"{stage}: {entry.name}"
+            if now is not None and now.startswith(written[:-1]) and _finite(written):
+                # only fields added after the others: no copy, no walk
+                made.extend([Change(name, (*path, key), ADD, None, value[key]) for key in islice(value, count, None)])
+                return
+            copied = marshal.loads(written)
             made.extend([Change(name, p, op, b, a) for op, p, b, a in copy_differences(copied, value, path)])
             return
+        copied = marshal.loads(written)
     made.extend(changes(f"{stage}: {entry.name}", copied, value, path))
+
+
+def _finite(written: bytes) -> bool:
+    """False when marshal's bytes (version 2) may hold a float that is not finite. A float is written ``g`` and its
+    8 bytes little-endian, a complex ``y`` and two such; one that is not finite ends with 0x7f or 0xff, the byte
+    before it at least 0xf0 (the exponent all ones). Those bytes are rare elsewhere: each is found by ``find``."""
+    for mark in (0x7F, 0xFF):
+        at = written.find(mark, 8)
+        while at != -1:
+            if written[at - 1] >= 0xF0 and (written[at - 8] in (0x67, 0x79) or at >= 16 and written[at - 16] == 0x79):
+                return False
+            at = written.find(mark, at + 1)
+    return True
 
 
 def _fill_zero(value: dict[str, Any], entry: Registered, path: Path, made: list[Change], stage: str) -> None:
