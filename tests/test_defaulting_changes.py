@@ -323,3 +323,59 @@ def test_fields_added_beside_a_nan_are_recorded_as_before() -> None:
             run(Registered("f", lambda v, c: v.setdefault("added", 1)), obj, Context((1, 36), obj, ()), (), made, "d")
             answers.append([(c.path, c.op, c.before, c.after) for c in made])
         assert _same(answers[0], answers[1]) and len(answers[0]) >= 1
+
+
+# --- copying ----------------------------------------------------------------------------------------
+
+def former_tree_copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: former_tree_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [former_tree_copy(v) for v in value]
+    return value
+
+
+def _layout(value: Any, original: Any, seen: dict[int, int]) -> Any:
+    """What a copy is made of: each container's class and whether it is one of the original's (its place in the
+    walk, shared containers named once), each leaf's class and whether it is the original's own object."""
+    if isinstance(value, dict | list):
+        fresh = id(value) not in seen
+        seen.setdefault(id(value), len(seen))
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        inside = [(k, _layout(v, original[k] if original is not None else None, seen)) for k, v in items]
+        return (type(value), id(value) == id(original), fresh, seen[id(value)], inside)
+    return (type(value), value is original, repr(value))
+
+
+class _Mapping(dict):  # type: ignore[type-arg]
+    pass
+
+
+class _Items(list):  # type: ignore[type-arg]
+    pass
+
+
+def test_a_tree_copy_is_made_as_before(values: list[Any]) -> None:
+    from collections import OrderedDict
+
+    from app.vap.changes import tree_copy
+
+    shared = {"alias": [1, {"x": 2}]}
+    odd = [
+        {"a": shared, "b": shared, "c": [shared, shared]},  # a YAML alias: each place its own copy
+        {"m": _Mapping(x={"y": []}), "l": _Items([{}, []]), "o": OrderedDict(k=[1])},
+        _Mapping(a=_Items([_Mapping()])),
+        [(1, {"in": "tuple"}), {1, 2}, b"x", 1.5, True, None, math.nan, -0.0, 10**30],
+        {"e": {}, "f": [], "g": [{}, [], [[]]], 1: "int key", None: {"k": {}}},
+        {}, [], "text", 3,
+    ]
+    rng = random.Random(5)
+    variants = []
+    for value in values[:150]:
+        variant = copy.deepcopy(value)
+        for _ in range(4):
+            _mutate(variant, rng)
+        variants.append(variant)
+    for value in [*values, *odd, *variants]:
+        new, old = tree_copy(value), former_tree_copy(value)
+        assert _layout(new, value, {}) == _layout(old, value, {})

@@ -23,11 +23,31 @@ def tree_copy(value: Any) -> Any:
     """A copy of a JSON-like value: its mappings and lists copied, at every level, each occurrence on its own (a
     value a YAML alias repeats is copied at each place, as decoding JSON gives independent values); the rest
     (strings, numbers, timestamps ...) shared, as nothing changes them."""
+    # plain dicts and lists by their class, their strings and numbers and empty containers without a call
+    if value.__class__ is dict:
+        out: dict[Any, Any] = {}
+        for key, child in value.items():
+            kind = child.__class__
+            if kind in _LEAVES:
+                out[key] = child
+            elif kind is dict:
+                out[key] = tree_copy(child) if child else {}
+            elif kind is list:
+                out[key] = tree_copy(child) if child else []
+            else:
+                out[key] = tree_copy(child)
+        return out
+    if value.__class__ is list:
+        return [child if child.__class__ in _LEAVES else tree_copy(child) for child in value]
     if isinstance(value, dict):
         return {k: tree_copy(v) for k, v in value.items()}
     if isinstance(value, list):
         return [tree_copy(v) for v in value]
     return value
+
+
+# the scalars of JSON, shared by copies and compared where they are met
+_LEAVES = frozenset((str, int, float, bool, type(None)))
 
 
 def render_path(path: Path) -> str:
@@ -105,10 +125,6 @@ def copy_differences(before: Any, after: Any, path: Path = ()) -> list[tuple[str
     return found
 
 
-# the scalars compared where they are met, without a call
-_SCALARS = frozenset((str, int, float, bool, type(None)))
-
-
 def _differ_copy(before: Any, after: Any, path: Path, found: Callable[[tuple[str, Path, Any, Any]], None]) -> None:
     # _differ's walk; only the parts that may hold a difference are entered (see _alike)
     if before is after:
@@ -121,7 +137,7 @@ def _differ_copy(before: Any, after: Any, path: Path, found: Callable[[tuple[str
             old = before[key]
             if old is value:
                 continue
-            if old.__class__ in _SCALARS and value.__class__ in _SCALARS:
+            if old.__class__ in _LEAVES and value.__class__ in _LEAVES:
                 if old.__class__ is not value.__class__ or old != value:
                     found((REPLACE, (*path, key), old, value))
             elif not _alike(old, value):
@@ -139,7 +155,7 @@ def _differ_copy(before: Any, after: Any, path: Path, found: Callable[[tuple[str
                 old = before[index]
                 if old is value:
                     continue
-                if old.__class__ in _SCALARS and value.__class__ in _SCALARS:
+                if old.__class__ in _LEAVES and value.__class__ in _LEAVES:
                     if old.__class__ is not value.__class__ or old != value:
                         found((REPLACE, (*path, index), old, value))
                 elif not _alike(old, value):
