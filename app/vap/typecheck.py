@@ -413,7 +413,9 @@ def scenario_types(policies: Sequence[tuple[str, Mapping[str, Any]]], *, version
     fields of the kinds that any of their expressions may name (:func:`decltypes.words`), and the typed roots of
     every kind and paramKind they are checked against, which the scenario's environments then declare besides
     their own (:class:`cel.Aliases`): the checks are made there, with no environment built for them alone."""
-    named = words(site.expression for _, spec in policies if isinstance(spec, Mapping) for site in _sites(spec))
+    # (the words of a text naming no typed root and no variable declare nothing its check can look up: left out)
+    named = words(site.expression for _, spec in policies if isinstance(spec, Mapping) for site in _sites(spec)
+                  if cel.mentions(site.expression, *_SCHEMA_ROOTS, "variables"))
     roots: list[TypedRoots] = []
     for _, spec in policies:
         if not isinstance(spec, Mapping):
