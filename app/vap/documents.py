@@ -168,6 +168,17 @@ class _Bounded:
         finally:
             self._depth -= 1
 
+    def compose_scalar_node(self, anchor: str | None) -> yaml.Node:
+        """A scalar tagged ``!`` is a string, whatever its text reads as (go-yaml resolves no tag but the
+        core schema's and ``""``: the text is the value); PyYAML would resolve it as an untagged plain one."""
+        if self.peek_event().tag != "!":  # type: ignore[attr-defined]
+            return super().compose_scalar_node(anchor)  # type: ignore[misc]
+        self._bare_tag = True
+        try:
+            return super().compose_scalar_node(anchor)  # type: ignore[misc]
+        finally:
+            self._bare_tag = False
+
 
 # The safe loader's implicit resolvers but timestamps: Kubernetes decodes YAML into JSON, dates stay strings.
 _IMPLICIT_RESOLVERS = {
@@ -198,10 +209,11 @@ class _Resolver(yaml.resolver.Resolver):
     composers' calls around each node do nothing."""
 
     yaml_implicit_resolvers = _IMPLICIT_RESOLVERS
+    _bare_tag = False  # (set while a Python composer composes a scalar tagged "!": see _Bounded)
 
     def resolve(self, kind: type[yaml.Node], value: Any, implicit: Any) -> str | None:
         if kind is _ScalarNode:
-            if implicit[0]:
+            if implicit[0] and not self._bare_tag:
                 for tag, regexp in _RESOLVERS_BY_FIRST.get(value[:1], _ANY_FIRST):
                     if regexp.match(value):
                         return tag
@@ -264,6 +276,9 @@ if _CParser is not None:
 # bounds the C composer's recursion to some 300 KB of stack); longer ones by the bounded Python composer,
 # which stops a hostile pane early instead of composing all of it first.
 _COMPOSED_IN_C = 16 * 1024
+# What may be a tag "!" alone (the C composer resolves the scalar it tags as an untagged plain one: such a pane is
+# composed in Python, see _Bounded.compose_scalar_node); a "!" that ends a word in a string is taken for one too.
+_BARE_TAG = re.compile(r"!(?=[\s,\[\]{}]|$)")
 
 
 def _count_composed(nodes: list[yaml.Node], usage: bounds.Usage, seen: set[int]) -> None:
@@ -425,7 +440,7 @@ def _load_text(pane: str, source: str, usage: bounds.Usage) -> tuple[list[Docume
     libyaml_error: yaml.YAMLError | None = None
     if _CParser is not None:
         before = usage.counts()
-        if len(source) <= _COMPOSED_IN_C:
+        if len(source) <= _COMPOSED_IN_C and _BARE_TAG.search(source) is None:
             try:
                 return _read(pane, _ComposedLoader(source, usage), usage, report=False, composed=True)
             except Exception:  # read again, placing the problem exactly
