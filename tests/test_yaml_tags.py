@@ -183,3 +183,14 @@ def test_the_python_loader_reads_a_bare_tag_as_the_fast_ones_do():
     text = 'a: ! 12\nb: [! null, 3]\n'
     for loader in _loaders()[:2]:
         assert yaml.load(text, Loader=lambda s, loader=loader: loader(s)) == {"a": "12", "b": ["null", 3]}, loader
+
+
+@pytest.mark.parametrize("padding", [0, documents._COMPOSED_IN_C])
+def test_a_key_read_as_a_boolean_is_written_as_kubectl_writes_it_and_a_null_key_is_refused(padding):
+    # sigs.k8s.io/yaml turns a boolean key into "true" or "false" and refuses a null one ("unsupported map key")
+    text = "yes: 1\noff: 2\n0x10: 3\n" + "# " + "x" * padding + "\n"
+    docs, problems = documents.load_pane("object", text)
+    assert problems == [] and docs[0].value == {"true": 1, "false": 2, "16": 3}
+    docs, problems = documents.load_pane("object", "a: 1\nb:\n  ~: 2\n" + "# " + "x" * padding + "\n")
+    assert docs == [] and [(p.line, p.column, p.message) for p in problems] == [
+        (3, 3, "invalid YAML or JSON: line 3, column 3: a mapping key must not be null")]

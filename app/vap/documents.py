@@ -357,11 +357,13 @@ def _build(
                 child = (*path, key)
             else:
                 key = _build(key_node, constructor, path, {}, None, usage, seen)
-                if isinstance(key, (dict, list)):
+                if isinstance(key, (dict, list)) or key is None:  # (kubectl: "unsupported map key of type")
                     raise yaml.constructor.ConstructorError(
-                        None, None, "a mapping key must be a string", key_node.start_mark
+                        None, None, "a mapping key must be a string" if key is not None else
+                        "a mapping key must not be null", key_node.start_mark
                     )
-                text = str(key)
+                # a key of another type is written as kubectl writes it into JSON (a boolean: true, false)
+                text = ("true" if key else "false") if key.__class__ is bool else str(key)
                 name = bounds.clean_text(text)
                 child = (*path, text)
             positions[child] = (key_line, key_column)
