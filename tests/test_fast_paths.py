@@ -640,7 +640,7 @@ YAML_TEXTS = [
     "base: &b {x: 1, y: [1, 2]}\nuse: *b\nmerged:\n  <<: *b\n  y: 3\n",
     "---\nkind: A\n---\n---\nkind: B\nlist:\n- &i item\n- *i\n",
     "key: |\n  multi\n  line\n'quoted key': >-\n  folded\n  text\n? complex\n: value\n",
-    "yes: no\non: off\n~: ~\n'': ''\n",
+    "yes: no\non: off\nn: ~\n'': ''\n",  # (a null key is refused: tests/test_yaml_tags.py)
     "- 1\n- - 2\n  - [3, {four: 4}]\n",
 ]
 
