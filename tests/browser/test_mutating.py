@@ -68,6 +68,8 @@ def test_a_refused_policy_is_marked_at_its_line_in_the_policy_pane(page):
     line = policy.splitlines().index("spec:", 3) + 1  # the spec of the first document: the mapping lacking it
     assert problem.get_attribute("data-pane") == "policy"
     assert problem.get_attribute("data-line") == str(line)
+    # (the editor marks the line once the result is in: waited for, not read at once)
+    page.wait_for_selector('.CodeMirror[data-pane="policy"] .problem-marker', state="attached", timeout=5000)
     assert page.locator('.CodeMirror[data-pane="policy"] .problem-marker').count() >= 1
 
 
