@@ -194,3 +194,32 @@ def test_a_key_read_as_a_boolean_is_written_as_kubectl_writes_it_and_a_null_key_
     docs, problems = documents.load_pane("object", "a: 1\nb:\n  ~: 2\n" + "# " + "x" * padding + "\n")
     assert docs == [] and [(p.line, p.column, p.message) for p in problems] == [
         (3, 3, "invalid YAML or JSON: line 3, column 3: a mapping key must not be null")]
+
+
+def test_a_whole_float_of_a_yaml_document_is_the_integer_the_apiserver_gets_and_a_json_documents_stays_a_float():
+    # go-yaml reads 3.0 as a float64, which turned into JSON (by kubectl, or by the apiserver for a YAML body) is
+    # written 3 and read back as an integer; one of 1e21 and over is written with an exponent and stays a float.
+    # A JSON body's 3.0 is decoded as written.
+    docs, problems = documents.load_pane(
+        "object", "a: 3.0\nb: 1.5\nc: -0.0\nd: 1.0e+25\ne: !!float 7\nf: [2.0, 2.5]\n3.0: key\n")
+    assert problems == []
+    assert docs[0].value == {"a": 3, "b": 1.5, "c": 0, "d": 1e25, "e": 7, "f": [2, 2.5], "3": "key"}
+    assert [type(docs[0].value[k]) for k in "abcde"] == [int, float, int, float, int]
+    docs, _ = documents.load_pane("object", '{"a": 3.0, "b": 2}\n')
+    assert docs[0].value == {"a": 3.0, "b": 2} and type(docs[0].value["a"]) is float
+
+
+def test_a_replica_count_written_as_a_whole_float_is_admitted_as_an_integer():
+    from app.vap import evaluate
+
+    body = {"policy": ("apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\n"
+                       "metadata: {name: p}\nspec:\n  matchConstraints:\n    resourceRules:\n"
+                       "    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}\n"
+                       "  validations:\n  - expression: type(object.spec.replicas) == int\n"),
+            "binding": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\n"
+                       "metadata: {name: p}\nspec: {policyName: p, validationActions: [Deny]}\n",
+            "object": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: default}\nspec:\n"
+                      "  replicas: 3.0\n  selector: {matchLabels: {app: a}}\n  template:\n"
+                      "    metadata: {labels: {app: a}}\n    spec: {containers: [{name: c, image: i}]}\n"}
+    answer = evaluate(body)
+    assert answer["allowed"] is True and answer["object"]["spec"]["replicas"] == 3

@@ -229,6 +229,17 @@ class _Resolver(yaml.resolver.Resolver):
         pass
 
 
+def _construct_float(loader: Any, node: yaml.ScalarNode) -> Any:
+    """A float of a YAML document as the apiserver gets it: go-yaml's float64 turned into JSON, where one of a
+    whole value under 1e21 is written as an integer, and read back as one when it fits in an int64 (``3.0`` is
+    the integer 3). A JSON document's number is read as written (``json_numbers``)."""
+    value = yaml.constructor.SafeConstructor.construct_yaml_float(loader, node)
+    if (not loader.json_numbers and value.__class__ is float and value.is_integer() and abs(value) < 1e21
+            and -(2**63) <= value < 2**63):
+        return int(value)
+    return value
+
+
 class _Loader(_Bounded, _Resolver, yaml.SafeLoader):
     """A safe loader that also refuses to build YAML's timestamp objects (Kubernetes keeps strings),
     bounded as it reads. Written in Python: the reference for every message about the text."""
@@ -270,6 +281,12 @@ if _CParser is not None:
             _CParser.__init__(self, stream)
             yaml.constructor.SafeConstructor.__init__(self)
             yaml.resolver.Resolver.__init__(self)
+
+
+for _loader in (_Loader, *((_FastLoader, _ComposedLoader) if _CParser is not None else ())):
+    _loader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+    _loader.json_numbers = False  # (set for each document as it is read: see _read)
+del _loader
 
 
 # Panes up to this many characters are composed in C (libyaml refuses nesting beyond 1,000 levels, which
@@ -479,10 +496,11 @@ def _read(pane: str, loader: Any, usage: bounds.Usage, *, report: bool, composed
                     (): (node.start_mark.line + 1, node.start_mark.column + 1)}
                 values: dict[Path, tuple[int, int, str]] = {}
                 duplicates: list[Duplicate] = []
+                is_json = loader.json_numbers = _is_json(node)
                 value = _build(node, loader, (), positions, values, usage, set() if composed else None, duplicates)
                 if value is not None:
                     documents.append(Document(pane, index, value, positions, values, duplicates=tuple(duplicates),
-                                              json=_is_json(node)))
+                                              json=is_json))
             index += 1
     except bounds.LimitExceeded as exc:
         if composed:
