@@ -76,8 +76,8 @@ class CompiledPolicy:
             self.reach.uses("authorizer") or self.reach.uses("authorizer.requestResource"))
 
     def _names(self, root: str) -> bool:
-        """Whether an expression's text holds ``root`` (else none reads it: a variable is read by its name)."""
-        return any(root in c.expression for c in self.expressions)
+        """Whether an expression's text names ``root`` (else none reads it: a variable is read by its name)."""
+        return any(cel.mentions(c.expression, root) for c in self.expressions)
 
     @functools.cached_property
     def counts_library_cost(self) -> bool:
